@@ -1,0 +1,191 @@
+"""Runs (R5, R6, R25), clearing (R7, R14) and collapsing with chain reactions (R27)."""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+from .effects import Cleared, Collapsed
+from .moves import Slot
+from .ruleset import JOKER
+from .state import HOLE, Grid, State
+
+
+def runs_in_line(values: Sequence[int | None]) -> list[tuple[int, int]]:
+    """The runs of length >= 3 in one line, as [start, end) index pairs.
+
+    `values` holds the value of each face-up card and None for a closed card
+    or a hole, which break adjacency (R5). A run is a maximal stretch whose
+    non-Joker cards share one value (R6, R25); a block of Jokers between two
+    values goes to the longer stretch, each counted with every Joker it could
+    take, and to the left one on a tie; Jokers alone are a run too.
+    """
+    out: list[tuple[int, int]] = []
+    n = len(values)
+    i = 0
+    while i < n:
+        if values[i] is None:
+            i += 1
+            continue
+        j = i
+        while j < n and values[j] is not None:
+            j += 1
+        if j - i >= 3:
+            _segment_runs(values, i, j, out)
+        i = j
+    return out
+
+
+def _segment_runs(values: Sequence[int | None], lo: int, hi: int, out: list[tuple[int, int]]) -> None:
+    # Cores: maximal stretches of non-Joker cards of one value, with the Jokers inside them.
+    cores: list[list[int]] = []  # [first, last] positions of a core's non-Joker cards
+    last_value: int | None = None
+    for p in range(lo, hi):
+        v = values[p]
+        if v == JOKER:
+            continue
+        if cores and v == last_value:
+            cores[-1][1] = p
+        else:
+            cores.append([p, p])
+            last_value = v
+    if not cores:
+        if hi - lo >= 3:
+            out.append((lo, hi))
+        return
+    k = len(cores)
+    # Joker blocks: before core 0, between cores, after the last core.
+    gaps = [cores[0][0] - lo]
+    for a in range(k - 1):
+        gaps.append(cores[a + 1][0] - cores[a][1] - 1)
+    gaps.append(hi - 1 - cores[-1][1])
+    potential = [cores[a][1] - cores[a][0] + 1 + gaps[a] + gaps[a + 1] for a in range(k)]
+    starts = [cores[a][0] for a in range(k)]
+    ends = [cores[a][1] + 1 for a in range(k)]
+    starts[0] = lo
+    ends[-1] = hi
+    for a in range(k - 1):
+        if gaps[a + 1] == 0:
+            continue
+        if potential[a] >= potential[a + 1]:
+            ends[a] = cores[a + 1][0]
+        else:
+            starts[a + 1] = cores[a][1] + 1
+    for a in range(k):
+        if ends[a] - starts[a] >= 3:
+            out.append((starts[a], ends[a]))
+
+
+def _face(state: State, card: int) -> int | None:
+    if card == HOLE or card not in state.up:
+        return None
+    return state.known[card]
+
+
+def _lines_allegra(state: State, changed: Iterable[Slot] | None) -> list[list[Slot]]:
+    """ALLEGRA's lines (R14): each seat's area rows (neighbour column first) and every column."""
+    n = state.players
+    lines: list[list[Slot]] = []
+    seen: set[tuple[str, int, int]] = set()
+
+    def area_row(s: int, r: int) -> None:
+        key = ("r", s, r)
+        if key not in seen:
+            seen.add(key)
+            lines.append([Slot((s + 1) % n, r, 3)] + [Slot(s, r, c) for c in range(4)])
+
+    def column(s: int, c: int) -> None:
+        key = ("c", s, c)
+        if key not in seen:
+            seen.add(key)
+            lines.append([Slot(s, r, c) for r in range(3)])
+
+    if changed is None:
+        for s in range(n):
+            for r in range(3):
+                area_row(s, r)
+            for c in range(4):
+                column(s, c)
+        return lines
+    for slot in changed:
+        s, r, c = slot
+        column(s, c)
+        area_row(s, r)
+        if c == 3:
+            area_row((s - 1) % n, r)
+    return lines
+
+
+def _lines_grid(seat: int, g: Grid) -> list[list[Slot]]:
+    lines = [[Slot(seat, r, c) for c in range(g.cols)] for r in range(g.rows)]
+    lines += [[Slot(seat, r, c) for r in range(g.rows)] for c in range(g.cols)]
+    return lines
+
+
+def _clear_step(state: State, lines: list[list[Slot]], step: int) -> int:
+    """Clear every run in `lines` at once (R6); a card in two runs is cleared once."""
+    grids = state.grids
+    hit: dict[Slot, None] = {}
+    for line in lines:
+        vals = [_face(state, grids[s].cells[r * grids[s].cols + c]) for s, r, c in line]
+        if sum(v is not None for v in vals) < 3:
+            continue
+        for a, b in runs_in_line(vals):
+            for p in range(a, b):
+                hit[line[p]] = None
+    if not hit:
+        return 0
+    slots = tuple(sorted(hit))
+    cards = []
+    for s, r, c in slots:
+        g = grids[s]
+        card = g.cells[r * g.cols + c]
+        g.cells[r * g.cols + c] = HOLE
+        state.up.discard(card)
+        cards.append(card)
+    if state.ruleset.cleared_to_discard:
+        state.discard.extend(cards)
+    else:
+        state.cleared.extend(cards)
+    state.round_cleared += len(cards)
+    state.effects.append(Cleared(step, slots, tuple(cards)))
+    return len(cards)
+
+
+def _collapse(state: State, seat: int) -> bool:
+    """R27: drop wholly empty rows and columns of a Grande display; True if any went."""
+    g = state.grids[seat]
+    rows = [r for r in range(g.rows) if all(g.cells[r * g.cols + c] == HOLE for c in range(g.cols))]
+    cols = [c for c in range(g.cols) if all(g.cells[r * g.cols + c] == HOLE for r in range(g.rows))]
+    if not rows and not cols:
+        return False
+    keep_r = [r for r in range(g.rows) if r not in rows]
+    keep_c = [c for c in range(g.cols) if c not in cols]
+    if not keep_r or not keep_c:
+        keep_r, keep_c = [], []
+    cells = [g.cells[r * g.cols + c] for r in keep_r for c in keep_c]
+    state.grids[seat] = Grid(len(keep_r), len(keep_c), cells)
+    state.effects.append(Collapsed(seat, tuple(rows), tuple(cols)))
+    return True
+
+
+def resolve(state: State, changed: Sequence[Slot] | None) -> int:
+    """Clear all runs after an event that changed faces or places; returns the steps taken.
+
+    In ALLEGRA holes stay, so one step suffices and only lines through the
+    changed places can hold a new run. In Grande a collapse can bring cards
+    together anywhere in the display, so each step rescans the whole display.
+    """
+    if state.ruleset.variant == "allegra":
+        return 1 if _clear_step(state, _lines_allegra(state, changed), 1) else 0
+    seats = sorted({s.seat for s in changed}) if changed is not None else range(state.players)
+    steps = 0
+    for seat in seats:
+        step = 0
+        while True:
+            g = state.grids[seat]
+            if not _clear_step(state, _lines_grid(seat, g), step + 1):
+                break
+            step += 1
+            _collapse(state, seat)
+        steps = max(steps, step)
+    return steps

@@ -1,0 +1,196 @@
+"""Rulesets as data: one frozen dataclass per variant.
+
+Every *(option)* of RULINGS.md is a field here with its ruling's default, and a
+ruleset travels in a game's genesis event as a plain dict, so a replay is
+always rebuilt under the rules it was played with, whatever later defaults are.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar, Literal, Union
+
+JOKER = 100
+"""The internal value of a Joker (R25); it scores `joker_value`, never 100."""
+
+Variant = Literal["allegra", "grande"]
+
+# R12: our own split of ALLEGRA's 120 cards -1..11 (the published one is unknown).
+ALLEGRA_COUNTS: tuple[tuple[int, int], ...] = (
+    (-1, 5), (0, 7), (1, 8), (2, 9), (3, 10), (4, 11), (5, 12),
+    (6, 12), (7, 11), (8, 10), (9, 9), (10, 8), (11, 8),
+)
+# R18: ALLEGRA Grande's 157 numbers -2..13 (-2 x4, 5 x16, 13 x10 published).
+GRANDE_COUNTS: tuple[tuple[int, int], ...] = (
+    (-2, 4), (-1, 8), (0, 9), (1, 10), (2, 10), (3, 10), (4, 10), (5, 16),
+    (6, 10), (7, 10), (8, 10), (9, 10), (10, 10), (11, 10), (12, 10), (13, 10),
+)
+
+
+class RulesetError(ValueError):
+    """A ruleset dict that cannot be read: names the field that is wrong."""
+
+
+@dataclass(frozen=True)
+class _Common:
+    rounds: int = 3  # R11
+    double_ender: bool = True  # R10
+    double_only_positive: bool = True  # R10
+    cleared_to_discard: bool = False  # R7
+
+    variant: ClassVar[str]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+
+    @property
+    def deck_size(self) -> int:
+        return sum(c for _, c in self.card_counts) + self.joker_count  # type: ignore[attr-defined]
+
+    @property
+    def joker_count(self) -> int:
+        return 0
+
+    def deck_values(self) -> list[int]:
+        """The unshuffled deck: every value as often as its count, ascending, Jokers last."""
+        out: list[int] = []
+        for value, count in self.card_counts:  # type: ignore[attr-defined]
+            out.extend([value] * count)
+        out.extend([JOKER] * self.joker_count)
+        return out
+
+    def score_of(self, value: int) -> int:
+        return value
+
+    def to_dict(self) -> dict[str, Any]:
+        """A plain dict (str keys; ints, bools and lists only) for the genesis event."""
+        d: dict[str, Any] = {"variant": self.variant}
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if f.name == "card_counts":
+                v = [[a, b] for a, b in v]
+            d[f.name] = v
+        return d
+
+    def check_players(self, players: int) -> None:
+        if not self.min_players <= players <= self.max_players:
+            raise RulesetError(
+                f"{self.title} is for {self.min_players} to {self.max_players} players, not {players}"
+            )
+
+    @property
+    def title(self) -> str:
+        return "ALLEGRA" if self.variant == "allegra" else "ALLEGRA Grande"
+
+    def _validate(self) -> None:
+        if not 1 <= self.rounds <= 99:
+            raise RulesetError("rounds must be 1 to 99")
+        counts = self.card_counts  # type: ignore[attr-defined]
+        seen: set[int] = set()
+        for value, count in counts:
+            if value in seen or not -99 <= value <= 99 or not 0 <= count <= 999:
+                raise RulesetError(f"card_counts has a bad entry for value {value}")
+            seen.add(value)
+
+
+@dataclass(frozen=True)
+class AllegraRuleset(_Common):
+    """ALLEGRA: 2-6 players, 3x4 displays, areas with the left neighbour's column, knocking."""
+
+    card_counts: tuple[tuple[int, int], ...] = ALLEGRA_COUNTS  # R12 (option)
+    knock_min_players: int = 3  # R16 (option)
+
+    variant: ClassVar[str] = "allegra"
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 6
+
+    def __post_init__(self) -> None:
+        self._validate()
+
+    def dims(self, players: int) -> tuple[int, int]:
+        """Rows and columns of a display (R13)."""
+        return 3, 4
+
+
+@dataclass(frozen=True)
+class GrandeRuleset(_Common):
+    """ALLEGRA Grande: 2-5 players, 4x4 (4x5 with two) displays, two draws, actions, Jokers."""
+
+    card_counts: tuple[tuple[int, int], ...] = GRANDE_COUNTS  # R18 (option)
+    jokers: int = 3  # R18
+    joker_value: int = 0  # R25 (option)
+
+    variant: ClassVar[str] = "grande"
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 5
+
+    def __post_init__(self) -> None:
+        self._validate()
+        if not 0 <= self.jokers <= 99:
+            raise RulesetError("jokers must be 0 to 99")
+
+    @property
+    def joker_count(self) -> int:
+        return self.jokers
+
+    def score_of(self, value: int) -> int:
+        return self.joker_value if value == JOKER else value
+
+    def dims(self, players: int) -> tuple[int, int]:
+        """Rows and columns of a display (R19)."""
+        return (4, 5) if players == 2 else (4, 4)
+
+
+Ruleset = Union[AllegraRuleset, GrandeRuleset]
+
+_BY_VARIANT: dict[str, type[AllegraRuleset] | type[GrandeRuleset]] = {
+    "allegra": AllegraRuleset,
+    "grande": GrandeRuleset,
+}
+
+
+def ruleset_for(variant: str) -> Ruleset:
+    """The default ruleset of a variant ("allegra" or "grande")."""
+    try:
+        return _BY_VARIANT[variant]()
+    except KeyError:
+        raise RulesetError(f"unknown variant {variant!r}: choose allegra or grande") from None
+
+
+def ruleset_from_dict(d: Any) -> Ruleset:
+    """Read a ruleset dict (as `to_dict` writes it); refuses unknown or ill-typed fields."""
+    if not isinstance(d, dict):
+        raise RulesetError("a ruleset is a map")
+    variant = d.get("variant")
+    cls = _BY_VARIANT.get(variant) if isinstance(variant, str) else None
+    if cls is None:
+        raise RulesetError(f"unknown variant {variant!r}")
+    known = {f.name: f for f in fields(cls)}
+    kwargs: dict[str, Any] = {}
+    for key, value in d.items():
+        if key == "variant":
+            continue
+        if key not in known:
+            raise RulesetError(f"unknown ruleset field {key!r} for {variant}")
+        default = getattr(cls(), key)
+        if key == "card_counts":
+            if not isinstance(value, (list, tuple)) or not all(
+                isinstance(p, (list, tuple)) and len(p) == 2
+                and all(isinstance(x, int) and not isinstance(x, bool) for x in p)
+                for p in value
+            ):
+                raise RulesetError("card_counts must be a list of [value, count] pairs of integers")
+            value = tuple((int(a), int(b)) for a, b in value)
+        elif isinstance(default, bool):
+            if not isinstance(value, bool):
+                raise RulesetError(f"ruleset field {key!r} must be true or false")
+        elif isinstance(default, int):
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise RulesetError(f"ruleset field {key!r} must be an integer")
+        kwargs[key] = value
+    return cls(**kwargs)
+
+
+__all__ = [
+    "JOKER", "ALLEGRA_COUNTS", "GRANDE_COUNTS", "AllegraRuleset", "GrandeRuleset",
+    "Ruleset", "RulesetError", "ruleset_for", "ruleset_from_dict",
+]

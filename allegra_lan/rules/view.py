@@ -1,0 +1,158 @@
+"""Per-seat views: exactly what one seat may see (DESIGN.md property 6).
+
+A view is built from the public state and that seat's own peeks only, so two
+states that differ in cards the seat may not see give equal views. Bots and
+the client decide and draw from views, never from the full state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import NamedTuple
+
+from .effects import Effect, Peeked
+from .engine import area_slots, peeked_value, to_act
+from .moves import Slot
+from .ruleset import Ruleset
+from .state import HOLE, Decision, RoundResult, State
+
+
+class CardView(NamedTuple):
+    """One card as a seat sees it; `value` is None when that seat does not know it."""
+
+    card: int
+    value: int | None
+    up: bool
+    peeked: bool  # closed, and this seat looked at it (R23)
+
+
+class HandCard(NamedTuple):
+    card: int
+    value: int
+    from_deck: bool
+
+
+Row = tuple[CardView | None, ...]  # None is a hole
+
+
+@dataclass(frozen=True)
+class SeatView:
+    seat: int
+    ruleset: Ruleset
+    players: int
+    round_no: int
+    dealer: int
+    active: int
+    decision: Decision | None
+    displays: tuple[tuple[Row, ...], ...]
+    deck_size: int
+    discard_size: int
+    discard_top: CardView | None
+    hand: tuple[HandCard, ...]  # the active seat's drawn cards, shown to all (R4)
+    knock: tuple[int, HandCard, HandCard | None] | None  # knocker, given card, card it holds
+    totals: tuple[int, ...]
+    results: tuple[RoundResult, ...]
+    ender: int | None
+    final_lap: tuple[int, ...] | None
+    cleared: int
+    turn: int
+    effects: tuple[Effect, ...]
+
+    @property
+    def variant(self) -> str:
+        return self.ruleset.variant
+
+    @property
+    def my_turn(self) -> bool:
+        return self.decision is not None and self.decision.seat == self.seat
+
+    def card_at(self, slot: Slot) -> CardView | None:
+        return self.displays[slot[0]][slot[1]][slot[2]]
+
+    def area(self, seat: int | None = None) -> list[Slot]:
+        """The places `seat` plays on (its display; in ALLEGRA its area, R13)."""
+        seat = self.seat if seat is None else seat
+        if self.ruleset.variant == "grande":
+            d = self.displays[seat]
+            return [Slot(seat, r, c) for r in range(len(d)) for c in range(len(d[0]) if d else 0)]
+        left = (seat + 1) % self.players
+        out: list[Slot] = []
+        for r in range(3):
+            out.append(Slot(left, r, 3))
+            out.extend(Slot(seat, r, c) for c in range(4))
+        return out
+
+
+def _card(state: State, seat: int, card: int) -> CardView:
+    if card in state.up:
+        return CardView(card, state.known[card], True, False)
+    v = peeked_value(state, seat, card)
+    return CardView(card, v, False, v is not None)
+
+
+def view(state: State, seat: int) -> SeatView:
+    """What `seat` may see now."""
+    displays = []
+    for g in state.grids:
+        rows = []
+        for r in range(g.rows):
+            rows.append(tuple(
+                None if c == HOLE else _card(state, seat, c)
+                for c in g.cells[r * g.cols:(r + 1) * g.cols]
+            ))
+        displays.append(tuple(rows))
+    top = state.discard[-1] if state.discard else None
+    knock = None
+    if state.knock is not None:
+        k, given, held = state.knock
+        knock = (
+            k,
+            HandCard(given, state.known[given], True),  # type: ignore[arg-type]
+            None if held == HOLE else HandCard(held, state.known[held], False),  # type: ignore[arg-type]
+        )
+    effects = tuple(
+        e if not isinstance(e, Peeked) or e.seat == seat else Peeked(e.seat, e.cards, ())
+        for e in state.effects
+    )
+    return SeatView(
+        seat=seat,
+        ruleset=state.ruleset,
+        players=state.players,
+        round_no=state.round_no,
+        dealer=state.dealer,
+        active=state.active,
+        decision=to_act(state),
+        displays=tuple(displays),
+        deck_size=len(state.deck),
+        discard_size=len(state.discard),
+        discard_top=None if top is None else CardView(top, state.known[top], True, False),
+        hand=tuple(HandCard(c, state.known[c], d) for c, d in state.hand),  # type: ignore[misc]
+        knock=knock,
+        totals=tuple(state.totals),
+        results=state.results,
+        ender=state.ender,
+        final_lap=None if state.final_lap is None else tuple(state.final_lap),
+        cleared=state.round_cleared,
+        turn=state.turn,
+        effects=effects,
+    )
+
+
+def full_view(state: State) -> SeatView:
+    """Every card shown (organisers' `--all`): a view from nobody's seat with all values."""
+    v = view(state, 0)
+    displays = tuple(
+        tuple(
+            tuple(
+                None if c == HOLE else CardView(
+                    c, state.source.value(state.round_no, c), c in state.up, False)
+                for c in g.cells[r * g.cols:(r + 1) * g.cols]
+            )
+            for r in range(g.rows)
+        )
+        for g in state.grids
+    )
+    return replace(v, seat=-1, displays=displays, effects=tuple(state.effects))
+
+
+__all__ = ["CardView", "HandCard", "SeatView", "view", "full_view", "area_slots"]
