@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Sequence
 
 from .effects import Cleared, Collapsed
 from .moves import Slot
@@ -75,79 +75,101 @@ def _segment_runs(values: Sequence[int | None], lo: int, hi: int, out: list[tupl
             out.append((starts[a], ends[a]))
 
 
-def _face(state: State, card: int) -> int | None:
-    if card == HOLE or card not in state.up:
-        return None
-    return state.known[card]
+Line = tuple[tuple[int, int], ...]  # (seat of the grid, flat index) per place, in order
+
+_GRID_LINES: dict[tuple[int, int, int], tuple[Line, ...]] = {}
+_ALLEGRA_ALL: dict[int, tuple[Line, ...]] = {}
+_ALLEGRA_AT: dict[tuple[int, int, int, int], tuple[Line, ...]] = {}
 
 
-def _lines_allegra(state: State, changed: Iterable[Slot] | None) -> list[list[Slot]]:
-    """ALLEGRA's lines (R14): each seat's area rows (neighbour column first) and every column."""
-    n = state.players
-    lines: list[list[Slot]] = []
-    seen: set[tuple[str, int, int]] = set()
+def _area_row(n: int, s: int, r: int) -> Line:
+    return (((s + 1) % n, r * 4 + 3),) + tuple((s, r * 4 + c) for c in range(4))
 
-    def area_row(s: int, r: int) -> None:
-        key = ("r", s, r)
-        if key not in seen:
-            seen.add(key)
-            lines.append([Slot((s + 1) % n, r, 3)] + [Slot(s, r, c) for c in range(4)])
 
-    def column(s: int, c: int) -> None:
-        key = ("c", s, c)
-        if key not in seen:
-            seen.add(key)
-            lines.append([Slot(s, r, c) for r in range(3)])
+def _column(s: int, c: int) -> Line:
+    return tuple((s, r * 4 + c) for r in range(3))
 
+
+def _lines_allegra(n: int, changed: Sequence[Slot] | None) -> list[Line]:
+    """ALLEGRA's lines (R14): each seat's area rows (neighbour column first) and every column.
+
+    With `changed`, only the lines through those places: the position was free
+    of runs before, so a new run must pass through a changed place.
+    """
     if changed is None:
-        for s in range(n):
-            for r in range(3):
-                area_row(s, r)
-            for c in range(4):
-                column(s, c)
-        return lines
+        every = _ALLEGRA_ALL.get(n)
+        if every is None:
+            every = tuple(_area_row(n, s, r) for s in range(n) for r in range(3)) + tuple(
+                _column(s, c) for s in range(n) for c in range(4))
+            _ALLEGRA_ALL[n] = every
+        return list(every)
+    out: list[Line] = []
     for slot in changed:
-        s, r, c = slot
-        column(s, c)
-        area_row(s, r)
-        if c == 3:
-            area_row((s - 1) % n, r)
+        key = (n, slot[0], slot[1], slot[2])
+        lines = _ALLEGRA_AT.get(key)
+        if lines is None:
+            s, r, c = slot
+            found = [_column(s, c), _area_row(n, s, r)]
+            if c == 3:
+                found.append(_area_row(n, (s - 1) % n, r))
+            lines = tuple(dict.fromkeys(found))
+            _ALLEGRA_AT[key] = lines
+        for line in lines:
+            if line not in out:
+                out.append(line)
+    return out
+
+
+def _lines_grid(seat: int, g: Grid) -> tuple[Line, ...]:
+    key = (seat, g.rows, g.cols)
+    lines = _GRID_LINES.get(key)
+    if lines is None:
+        rows = tuple(tuple((seat, r * g.cols + c) for c in range(g.cols)) for r in range(g.rows))
+        cols = tuple(tuple((seat, r * g.cols + c) for r in range(g.rows)) for c in range(g.cols))
+        lines = rows + cols
+        _GRID_LINES[key] = lines
     return lines
 
 
-def _lines_grid(seat: int, g: Grid) -> list[list[Slot]]:
-    lines = [[Slot(seat, r, c) for c in range(g.cols)] for r in range(g.rows)]
-    lines += [[Slot(seat, r, c) for r in range(g.rows)] for c in range(g.cols)]
-    return lines
-
-
-def _clear_step(state: State, lines: list[list[Slot]], step: int) -> int:
+def _clear_step(state: State, lines: Sequence[Line], step: int) -> int:
     """Clear every run in `lines` at once (R6); a card in two runs is cleared once."""
     grids = state.grids
-    hit: dict[Slot, None] = {}
+    up = state.up
+    known = state.known
+    hit: dict[tuple[int, int], None] = {}
     for line in lines:
-        vals = [_face(state, grids[s].cells[r * grids[s].cols + c]) for s, r, c in line]
-        if sum(v is not None for v in vals) < 3:
+        vals = []
+        faces = 0
+        for gs, i in line:
+            c = grids[gs].cells[i]
+            if c in up:
+                vals.append(known[c])
+                faces += 1
+            else:
+                vals.append(None)
+        if faces < 3:
             continue
         for a, b in runs_in_line(vals):
             for p in range(a, b):
                 hit[line[p]] = None
     if not hit:
         return 0
-    slots = tuple(sorted(hit))
+    places = sorted(hit)
+    slots = []
     cards = []
-    for s, r, c in slots:
-        g = grids[s]
-        card = g.cells[r * g.cols + c]
-        g.cells[r * g.cols + c] = HOLE
-        state.up.discard(card)
+    for gs, i in places:
+        g = grids[gs]
+        card = g.cells[i]
+        g.cells[i] = HOLE
+        up.discard(card)
         cards.append(card)
+        slots.append(Slot(gs, i // g.cols, i % g.cols))
     if state.ruleset.cleared_to_discard:
         state.discard.extend(cards)
     else:
         state.cleared.extend(cards)
     state.round_cleared += len(cards)
-    state.effects.append(Cleared(step, slots, tuple(cards)))
+    state.effects.append(Cleared(step, tuple(slots), tuple(cards)))
     return len(cards)
 
 
@@ -176,16 +198,28 @@ def resolve(state: State, changed: Sequence[Slot] | None) -> int:
     together anywhere in the display, so each step rescans the whole display.
     """
     if state.ruleset.variant == "allegra":
-        return 1 if _clear_step(state, _lines_allegra(state, changed), 1) else 0
-    seats = sorted({s.seat for s in changed}) if changed is not None else range(state.players)
+        return 1 if _clear_step(state, _lines_allegra(state.players, changed), 1) else 0
+    seats = sorted({s[0] for s in changed}) if changed is not None else range(state.players)
     steps = 0
     for seat in seats:
         step = 0
         while True:
             g = state.grids[seat]
-            if not _clear_step(state, _lines_grid(seat, g), step + 1):
+            every = _lines_grid(seat, g)  # rows first, then columns
+            if step == 0 and changed is not None:
+                # Before any collapse only the lines through the changed places can hold a run.
+                picked: dict[int, None] = {}
+                for sl in changed:
+                    if sl[0] == seat:
+                        picked[sl[1]] = None
+                        picked[g.rows + sl[2]] = None
+                lines: Sequence[Line] = [every[k] for k in picked]
+            else:
+                lines = every
+            if not _clear_step(state, lines, step + 1):
                 break
             step += 1
-            _collapse(state, seat)
+            if not _collapse(state, seat):
+                break  # nothing moved, so no new run can have formed
         steps = max(steps, step)
     return steps

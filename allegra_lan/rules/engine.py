@@ -7,6 +7,7 @@ Every ruling of RULINGS.md is named where it is decided.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Sequence
 
 from .cards import CardSource, SeededCards
@@ -92,7 +93,7 @@ def _start_round(s: State, round_no: int) -> None:
 
 
 def _next_reveal(s: State) -> None:
-    while s.reveal_queue and not _closed_slots(s, s.reveal_queue[0]):
+    while s.reveal_queue and not _has_closed(s, s.reveal_queue[0]):
         s.reveal_queue.pop(0)
     if s.reveal_queue:
         s.phase = Phase.REVEAL
@@ -136,15 +137,33 @@ def winners(state: State) -> tuple[int, ...]:
 def area_slots(state: State, seat: int) -> list[Slot]:
     """The places a seat plays on: Grande its display; ALLEGRA its area (R13),
     row by row, the left neighbour's rightmost column first."""
-    if state.ruleset.variant == "grande":
-        g = state.grids[seat]
-        return [Slot(seat, r, c) for r in range(g.rows) for c in range(g.cols)]
-    left = (seat + 1) % state.players
-    out: list[Slot] = []
-    for r in range(3):
-        out.append(Slot(left, r, 3))
-        out.extend(Slot(seat, r, c) for c in range(4))
-    return out
+    return [sl for sl, _, _ in _area(state, seat)]
+
+
+# Area layouts are fixed for a (variant, players, seat, rows, cols): cache them, since
+# every legality check walks one. Entries are (slot, seat of the grid, flat index).
+_AREAS: dict[tuple[bool, int, int, int, int], tuple[tuple[Slot, int, int], ...]] = {}
+
+
+def _area(s: State, seat: int) -> tuple[tuple[Slot, int, int], ...]:
+    g = s.grids[seat]
+    grande = s.ruleset.variant == "grande"
+    key = (grande, s.players, seat, g.rows, g.cols)
+    area = _AREAS.get(key)
+    if area is None:
+        if grande:
+            area = tuple(
+                (Slot(seat, r, c), seat, r * g.cols + c) for r in range(g.rows) for c in range(g.cols)
+            )
+        else:
+            left = (seat + 1) % s.players
+            out: list[tuple[Slot, int, int]] = []
+            for r in range(3):
+                out.append((Slot(left, r, 3), left, r * 4 + 3))
+                out.extend((Slot(seat, r, c), seat, r * 4 + c) for c in range(4))
+            area = tuple(out)
+        _AREAS[key] = area
+    return area
 
 
 def _cell(s: State, slot: Slot) -> int:
@@ -158,28 +177,45 @@ def _set(s: State, slot: Slot, card: int) -> None:
 
 
 def _card_slots(s: State, seat: int) -> list[Slot]:
-    return [sl for sl in area_slots(s, seat) if _cell(s, sl) != HOLE]
+    grids = s.grids
+    return [sl for sl, gs, i in _area(s, seat) if grids[gs].cells[i] != HOLE]
 
 
 def _closed_slots(s: State, seat: int) -> list[Slot]:
+    grids = s.grids
     up = s.up
     out = []
-    for sl in area_slots(s, seat):
-        c = _cell(s, sl)
+    for sl, gs, i in _area(s, seat):
+        c = grids[gs].cells[i]
         if c != HOLE and c not in up:
             out.append(sl)
     return out
 
 
-def _open_slots(s: State, seat: int) -> list[Slot]:
+def _has_closed(s: State, seat: int) -> bool:
+    grids = s.grids
     up = s.up
-    return [sl for sl in area_slots(s, seat) if _cell(s, sl) in up]
+    for _, gs, i in _area(s, seat):
+        c = grids[gs].cells[i]
+        if c != HOLE and c not in up:
+            return True
+    return False
+
+
+def _open_slots(s: State, seat: int) -> list[Slot]:
+    grids = s.grids
+    up = s.up
+    return [sl for sl, gs, i in _area(s, seat) if grids[gs].cells[i] in up]
 
 
 def closed_in_display(state: State, seat: int) -> int:
     """Closed cards in a seat's own display (R9 and R20 count these)."""
     up = state.up
-    return sum(1 for c in state.grids[seat].cells if c != HOLE and c not in up)
+    n = 0
+    for c in state.grids[seat].cells:
+        if c != HOLE and c not in up:
+            n += 1
+    return n
 
 
 def _can_draw_deck(s: State) -> bool:
@@ -218,13 +254,13 @@ def legal_moves(state: State) -> list[Move]:
         if s.discard and cards:
             moves.append(TakeDiscard())
         if grande:
-            moves.extend(Swap(cards[i], cards[j]) for i in range(len(cards)) for j in range(i + 1, len(cards)))
+            moves.extend(_swaps(tuple(cards)))
         return moves
     if ph is Phase.DRAW_SECOND:
         moves = []
         if _can_draw_deck(s):
             moves.append(DrawFromDeck())
-        if not s.first_from_deck and s.discard:
+        if not s.first_from_deck and s.discard and _card_slots(s, a):
             moves.append(TakeDiscard())
         return moves
     if ph is Phase.PLAY:
@@ -253,6 +289,12 @@ def legal_moves(state: State) -> list[Move]:
         assert s.knock is not None
         return [Exchange(z, w) for z, w in _exchanges(s)]
     raise AssertionError(ph)
+
+
+@lru_cache(maxsize=4096)
+def _swaps(cards: tuple[Slot, ...]) -> tuple[Swap, ...]:
+    """Every Swap of two cards (R26); cached, as a display's layout repeats turn after turn."""
+    return tuple(Swap(cards[i], cards[j]) for i in range(len(cards)) for j in range(i + 1, len(cards)))
 
 
 def _seats_after(s: State, seat: int) -> list[int]:
@@ -430,7 +472,7 @@ def _discard(s: State, m: Discard) -> None:
                 return
             _continue(s)  # R22: no target, no action; R24: no turn-up after a 13
             return
-        if _closed_slots(s, a):
+        if _has_closed(s, a):
             s.phase = Phase.PEEK_LINE if value == -2 else Phase.PEEK_CARD
             return
         _continue(s)
@@ -441,7 +483,7 @@ def _discard(s: State, m: Discard) -> None:
 
 def _turn_up_or_continue(s: State) -> None:
     """R15, R21, R23, R26: one closed card is turned up next, if any remains."""
-    if _closed_slots(s, s.active):
+    if _has_closed(s, s.active):
         s.phase = Phase.TURN_UP
     else:
         _continue(s)

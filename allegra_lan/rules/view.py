@@ -83,23 +83,28 @@ class SeatView:
         return out
 
 
-def _card(state: State, seat: int, card: int) -> CardView:
-    if card in state.up:
-        return CardView(card, state.known[card], True, False)
-    v = peeked_value(state, seat, card)
-    return CardView(card, v, False, v is not None)
-
-
 def view(state: State, seat: int) -> SeatView:
     """What `seat` may see now."""
+    up = state.up
+    known = state.known
+    mine = state.peeked[seat] if 0 <= seat < state.players else frozenset()
     displays = []
     for g in state.grids:
         rows = []
+        cols = g.cols
+        cells = g.cells
         for r in range(g.rows):
-            rows.append(tuple(
-                None if c == HOLE else _card(state, seat, c)
-                for c in g.cells[r * g.cols:(r + 1) * g.cols]
-            ))
+            row: list[CardView | None] = []
+            for c in cells[r * cols:(r + 1) * cols]:
+                if c == HOLE:
+                    row.append(None)
+                elif c in up:
+                    row.append(CardView(c, known[c], True, False))
+                elif c in mine:
+                    row.append(CardView(c, peeked_value(state, seat, c), False, True))
+                else:
+                    row.append(CardView(c, None, False, False))
+            rows.append(tuple(row))
         displays.append(tuple(rows))
     top = state.discard[-1] if state.discard else None
     knock = None
