@@ -1,0 +1,106 @@
+"""A signed game whose seats are all played on this machine (bots, or one person and bots).
+
+Every decision becomes an event signed by its seat's key and is folded
+through a `Table`, exactly as a networked game would be, so a local game's
+replay verifies like any other. The seed ceremony runs too, with each seat's
+nonce made here: `simulate` derives the nonces from its --seed so that its
+replays are reproducible byte for byte; `play` uses fresh random ones.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Sequence
+
+from .log.ceremony import Genesis, SeatInfo, commitment
+from .log.envelope import Event, sign_event
+from .log.identity import Identity, fingerprint
+from .log.knock import sign_knock
+from .log.replay import ReplayWriter
+from .rules import Ruleset, State, to_act, winners
+from .rules.moves import Give, Move
+from .table import Table, move_body
+
+
+@dataclass(frozen=True)
+class Player:
+    name: str
+    identity: Identity
+
+
+def derived(label: str, *parts: object) -> bytes:
+    """32 bytes derived from a label and parts: bot keys, nonces and game ids for simulate."""
+    text = "/".join(str(p) for p in parts)
+    return hashlib.blake2b(f"allegra-lan/{label}/{text}".encode(), digest_size=32).digest()
+
+
+class LocalGame:
+    """Runs the setup ceremony, then signs and appends each move by the seat that must make it."""
+
+    def __init__(self, ruleset: Ruleset, players: Sequence[Player], *, game_id: bytes,
+                 nonces: Sequence[bytes], table_name: str = "local table",
+                 writer: ReplayWriter | None = None) -> None:
+        if len(nonces) != len(players):
+            raise ValueError("one nonce per seat")
+        self.players = list(players)
+        self.table = Table()
+        self.writer = writer
+        genesis = Genesis(table_name, ruleset.to_dict(),
+                          tuple(SeatInfo(p.name, p.identity.public) for p in players))
+        self._emit(0, "genesis", genesis.body(), game_id)
+        for i in range(len(players)):
+            self._emit(i, "accept", {}, game_id)
+        for i, nonce in enumerate(nonces):
+            self._emit(i, "commit", {"commit": commitment(nonce)}, game_id)
+        for i, nonce in enumerate(nonces):
+            self._emit(i, "reveal", {"nonce": bytes(nonce)}, game_id)
+
+    @property
+    def game_id(self) -> bytes:
+        game = self.table.game
+        assert game is not None
+        return game
+
+    @property
+    def state(self) -> State:
+        assert self.table.state is not None
+        return self.table.state
+
+    def _emit(self, seat: int, kind: str, body: dict, game: bytes) -> Event:
+        ev = sign_event(self.players[seat].identity.key, game=game, seq=self.table.seq,
+                        prev=self.table.head, kind=kind, body=body)
+        self.table.append(ev.signed)
+        if self.writer is not None:
+            self.writer.append(ev.signed)
+        return ev
+
+    def knock(self, seat: int) -> bytes:
+        """Seat `seat`'s signed knock for the deck draw that is the log's last event."""
+        return sign_knock(self.players[seat].identity.key, self.game_id, self.table.head)
+
+    def submit(self, move: Move, knock: bytes | None = None) -> Event:
+        """Sign `move` by the seat to act and append it; Refused (nothing changes) if illegal."""
+        d = to_act(self.state)
+        if d is None:
+            raise ValueError("the game is over")
+        if isinstance(move, Give) and knock is None:
+            knock = self.knock(move.to)
+        kind, body = move_body(move, knock)
+        return self._emit(d.seat, kind, body, self.game_id)
+
+    def result_tags(self) -> dict[str, str]:
+        """The Result tag: totals per seat and the winners, or `*` while unfinished."""
+        return result_tags(self.state)
+
+
+def result_tags(state: State) -> dict[str, str]:
+    w = winners(state)
+    if not w:
+        return {"Result": "*"}
+    return {"Result": " ".join(str(t) for t in state.totals),
+            "Winners": " ".join(str(s) for s in w)}
+
+
+def seat_tags(players: Sequence[Player]) -> dict[str, str]:
+    return {f"Seat{i}": f"{p.name} {fingerprint(p.identity.public)}" for i, p in enumerate(players)}

@@ -1,0 +1,112 @@
+"""Canonical msgpack: one byte string for one value, so a signature covers exactly it.
+
+Allowed values: nil, booleans, integers, UTF-8 strings, byte strings, arrays
+and maps with string keys; never floats or extension types. Every value has
+one encoding: the shortest msgpack form (what msgpack-python writes), and map
+keys in ascending order of their UTF-8 bytes, except where a caller fixes a
+key order itself (the event envelope). Decoding re-encodes and compares, so
+any other encoding of the same value is refused, and names why.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import msgpack
+
+MAX_DEPTH = 8
+
+
+class CodecError(ValueError):
+    """Bytes that are not one canonical msgpack value, or a value that cannot be encoded."""
+
+
+def _canon(obj: Any, depth: int, where: str) -> Any:
+    """The value with every map's keys sorted; refuses what canonical msgpack does not allow."""
+    if depth > MAX_DEPTH:
+        raise CodecError(f"{where}: nested deeper than {MAX_DEPTH}")
+    if obj is None or isinstance(obj, (bool, str, bytes)):
+        return obj
+    if isinstance(obj, int):
+        if not -(1 << 63) <= obj < (1 << 64):
+            raise CodecError(f"{where}: integer out of the 64-bit range")
+        return obj
+    if isinstance(obj, (list, tuple)):
+        return [_canon(x, depth + 1, f"{where}[{i}]") for i, x in enumerate(obj)]
+    if isinstance(obj, dict):
+        for k in obj:
+            if not isinstance(k, str):
+                raise CodecError(f"{where}: map key {k!r} is not a string")
+        return {k: _canon(obj[k], depth + 1, f"{where}.{k}")
+                for k in sorted(obj, key=lambda k: k.encode("utf-8"))}
+    if isinstance(obj, float):
+        raise CodecError(f"{where}: floats are not allowed")
+    raise CodecError(f"{where}: a {type(obj).__name__} cannot be encoded")
+
+
+def encode(obj: Any, *, key_order: Sequence[str] | None = None) -> bytes:
+    """The canonical encoding of `obj`; a top-level map may have its key order fixed."""
+    if key_order is not None:
+        if not isinstance(obj, dict) or list(obj) != list(key_order):
+            raise CodecError(f"the map must have exactly the keys {list(key_order)} in that order")
+        value = {k: _canon(obj[k], 1, k) for k in key_order}
+    else:
+        value = _canon(obj, 0, "value")
+    return msgpack.packb(value, use_bin_type=True)
+
+
+def _pairs(pairs: list[tuple[Any, Any]]) -> dict[Any, Any]:
+    out: dict[Any, Any] = {}
+    for k, v in pairs:
+        if not isinstance(k, str):
+            raise CodecError(f"map key {k!r} is not a string")
+        if k in out:
+            raise CodecError(f"map key {k!r} appears twice")
+        out[k] = v
+    return out
+
+
+def _no_ext(code: int, data: bytes) -> Any:
+    raise CodecError(f"extension type {code} is not allowed")
+
+
+def _check_no_float(obj: Any, where: str) -> None:
+    if isinstance(obj, float):
+        raise CodecError(f"{where}: floats are not allowed")
+    if isinstance(obj, list):
+        for i, x in enumerate(obj):
+            _check_no_float(x, f"{where}[{i}]")
+    elif isinstance(obj, dict):
+        for k, x in obj.items():
+            _check_no_float(x, f"{where}.{k}")
+
+
+def decode(data: bytes, *, max_size: int, key_order: Sequence[str] | None = None) -> Any:
+    """Read exactly one canonical value from `data`; CodecError says what is wrong."""
+    if not isinstance(data, (bytes, bytearray)):
+        raise CodecError("expected bytes")
+    if len(data) > max_size:
+        raise CodecError(f"{len(data)} bytes is more than the {max_size} allowed")
+    try:
+        obj = msgpack.unpackb(
+            bytes(data), raw=False, use_list=True, strict_map_key=True,
+            object_pairs_hook=_pairs, ext_hook=_no_ext,
+            max_str_len=max_size, max_bin_len=max_size, max_array_len=max_size,
+            max_map_len=max_size,
+        )
+    except CodecError:
+        raise
+    except msgpack.ExtraData:
+        raise CodecError("bytes left over after the value") from None
+    except UnicodeDecodeError:
+        raise CodecError("a string is not valid UTF-8") from None
+    except (ValueError, msgpack.UnpackException, TypeError) as e:
+        raise CodecError(f"not msgpack: {str(e) or type(e).__name__}") from None
+    _check_no_float(obj, "value")
+    try:
+        again = encode(obj, key_order=key_order)
+    except CodecError as e:
+        raise CodecError(f"not canonical: {e}") from None
+    if again != bytes(data):
+        raise CodecError("not canonical msgpack (another encoding of the same value)")
+    return obj

@@ -1,0 +1,45 @@
+"""ALLEGRA knocks: a seat's signed wish for the card just drawn, sent off the log.
+
+A knock names the game and the id of the deck-draw event it answers. The
+active player's `give` event carries the chosen knock, signature included, so
+the log still has exactly one author per seq while anyone can check that the
+receiver really knocked for that very draw.
+"""
+
+from __future__ import annotations
+
+from nacl.exceptions import BadSignatureError
+from nacl.signing import SigningKey, VerifyKey
+
+from .codec import CodecError, decode, encode
+
+KNOCK_KEYS = ("knock", "game", "draw")
+MAX_KNOCK = 200
+
+
+class KnockError(ValueError):
+    """A knock that does not prove what it must."""
+
+
+def sign_knock(key: SigningKey, game: bytes, draw_id: bytes) -> bytes:
+    """The signed knock (64-byte signature, then the canonical message)."""
+    message = encode({"knock": 1, "game": game, "draw": draw_id}, key_order=KNOCK_KEYS)
+    return bytes(key.sign(message))
+
+
+def check_knock(signed: bytes, *, key: bytes, game: bytes, draw_id: bytes) -> None:
+    """Raise KnockError unless `signed` is `key`'s knock for that draw of that game."""
+    if not isinstance(signed, bytes) or not 64 < len(signed) <= MAX_KNOCK:
+        raise KnockError("the knock is not a signed knock message")
+    try:
+        msg = decode(signed[64:], max_size=MAX_KNOCK, key_order=KNOCK_KEYS)
+    except CodecError as e:
+        raise KnockError(f"the knock is malformed: {e}") from None
+    if msg.get("knock") != 1 or msg.get("game") != game:
+        raise KnockError("the knock is for another game")
+    if msg.get("draw") != draw_id:
+        raise KnockError("the knock answers another draw")
+    try:
+        VerifyKey(key).verify(signed)
+    except BadSignatureError:
+        raise KnockError("the knock is not signed by the seat that receives the card") from None

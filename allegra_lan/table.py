@@ -1,0 +1,256 @@
+"""A game as the fold of its event log: who may write next, and accept-or-refuse.
+
+`Table.append(signed_bytes)` takes the next event or raises `Refused` with the
+reason every honest peer gives for it (bad signature, wrong author, wrong
+prev or seq, illegal move, fork ...). A refused event changes nothing. The
+net layer, the replay tools and local games all go through here, so they all
+judge a log the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+import msgpack
+
+from .log.ceremony import (
+    Genesis, SetupError, commitment, derive_seed, read_commit, read_genesis, read_reveal,
+)
+from .log.envelope import NO_PREV, Event, EventError, decode_event
+from .log.knock import KnockError, check_knock
+from .rules import (
+    Give, IllegalMove, MoveError, RulesetError, State, apply, describe_move, move_from_dict,
+    move_name, move_to_dict, new_game, ruleset_from_dict, state_hash, to_act,
+)
+from .rules.moves import Move
+
+SETUP_KINDS = ("genesis", "accept", "commit", "reveal")
+
+
+class Refused(ValueError):
+    """An event the table does not take: `seq` (where known) and a one-line `reason`."""
+
+    def __init__(self, seq: int | None, reason: str, *, fault: str = "refused") -> None:
+        self.seq = seq
+        self.reason = reason
+        self.fault = fault
+        super().__init__(f"seq {seq}: {reason}" if seq is not None else reason)
+
+
+class Fork(Refused):
+    """Two different events signed by one author for one seq: both kept as the proof."""
+
+    def __init__(self, first: Event, second: Event) -> None:
+        super().__init__(first.seq, f"fork: two different events by one author at seq {first.seq}",
+                         fault="fork")
+        self.first = first
+        self.second = second
+
+
+@dataclass
+class Table:
+    """The fold of one game's log."""
+
+    events: list[Event] = field(default_factory=list)
+    genesis: Genesis | None = None
+    commits: list[bytes] = field(default_factory=list)
+    nonces: list[bytes] = field(default_factory=list)
+    seed: bytes | None = None
+    state: State | None = None
+
+    # ------------------------------------------------------------ reading
+
+    @property
+    def seq(self) -> int:
+        """The seq the next event must have."""
+        return len(self.events)
+
+    @property
+    def head(self) -> bytes:
+        """The id of the last event (what the next one's prev must be)."""
+        return self.events[-1].id if self.events else NO_PREV
+
+    @property
+    def game(self) -> bytes | None:
+        return self.events[0].game if self.events else None
+
+    @property
+    def players(self) -> int:
+        return len(self.genesis.seats) if self.genesis else 0
+
+    def stage(self) -> str:
+        """genesis, accept, commit, reveal, play or over."""
+        if self.genesis is None:
+            return "genesis"
+        n = self.players
+        if self.seq <= n:
+            return "accept"
+        if self.seq <= 2 * n:
+            return "commit"
+        if self.seq <= 3 * n:
+            return "reveal"
+        assert self.state is not None
+        return "over" if to_act(self.state) is None else "play"
+
+    def next_author(self) -> int | None:
+        """The seat that must write the next event (None before the genesis and at the end)."""
+        st = self.stage()
+        if st == "genesis" or st == "over":
+            return None if st == "over" else 0
+        n = self.players
+        if st in ("accept", "commit", "reveal"):
+            return (self.seq - 1) % n
+        d = to_act(self.state)  # type: ignore[arg-type]
+        return None if d is None else d.seat
+
+    def seat_of(self, key: bytes) -> int | None:
+        if self.genesis is None:
+            return None
+        for i, s in enumerate(self.genesis.seats):
+            if s.key == key:
+                return i
+        return None
+
+    def name_of(self, key: bytes) -> str:
+        seat = self.seat_of(key)
+        return "?" if seat is None or self.genesis is None else self.genesis.seats[seat].name
+
+    def state_hash(self) -> str:
+        """The engine's state hash once the game is seeded, else '-'."""
+        return state_hash(self.state) if self.state is not None else "-"
+
+    # ------------------------------------------------------------ appending
+
+    def append(self, signed: bytes) -> Event | None:
+        """Take the next event; None if it is one already held (same bytes), Refused otherwise."""
+        try:
+            ev = decode_event(signed)
+        except EventError as e:
+            raise Refused(_peek_seq(signed), str(e), fault="format") from None
+        if self.events and ev.game != self.game:
+            raise Refused(ev.seq, "the event belongs to another game", fault="game")
+        if ev.seq < self.seq:
+            held = self.events[ev.seq]
+            if held.signed == ev.signed:
+                return None
+            if held.author == ev.author:
+                raise Fork(held, ev)
+            raise Refused(ev.seq, f"seq {ev.seq} is already taken by another author", fault="seq")
+        if ev.seq > self.seq:
+            raise Refused(ev.seq, f"seq {ev.seq} comes too early: the next seq is {self.seq}", fault="seq")
+        if ev.prev != self.head:
+            raise Refused(ev.seq, "prev is not the id of the event before", fault="prev")
+        self._take(ev)
+        self.events.append(ev)
+        return ev
+
+    def _expect_author(self, ev: Event, seat: int, what: str) -> None:
+        assert self.genesis is not None
+        if ev.author != self.genesis.seats[seat].key:
+            who = self.seat_of(ev.author)
+            by = "a key that holds no seat" if who is None else f"seat {who}"
+            raise Refused(ev.seq, f"wrong author: {what} is seat {seat}'s to write, not {by}'s",
+                          fault="author")
+
+    def _take(self, ev: Event) -> None:
+        """Check `ev` against the game so far and fold it in; raise Refused without changes."""
+        st = self.stage()
+        try:
+            if st == "genesis":
+                if ev.kind != "genesis":
+                    raise Refused(ev.seq, f"a log starts with a genesis, not {ev.kind}", fault="setup")
+                g = read_genesis(ev.body)
+                rs = ruleset_from_dict(g.ruleset)
+                rs.check_players(len(g.seats))
+                if ev.author != g.seats[0].key:
+                    raise Refused(ev.seq, "wrong author: the genesis is seat 0's to write", fault="author")
+                self.genesis = g
+                return
+            n = self.players
+            if st in ("accept", "commit", "reveal"):
+                seat = (ev.seq - 1) % n
+                if ev.kind != st:
+                    raise Refused(ev.seq, f"expected seat {seat}'s {st}, got {ev.kind}", fault="setup")
+                self._expect_author(ev, seat, f"the {st} at seq {ev.seq}")
+                if st == "accept":
+                    if ev.body:
+                        raise SetupError("an accept body is empty")
+                elif st == "commit":
+                    self.commits.append(read_commit(ev.body))
+                else:
+                    nonce = read_reveal(ev.body)
+                    if commitment(nonce) != self.commits[seat]:
+                        raise Refused(ev.seq, f"seat {seat}'s reveal does not match its commitment",
+                                      fault="reveal")
+                    self.nonces.append(nonce)
+                    if len(self.nonces) == n:
+                        self._start()
+                return
+            if st == "over":
+                raise Refused(ev.seq, "the game is over", fault="over")
+            self._move(ev)
+        except (SetupError, RulesetError) as e:
+            raise Refused(ev.seq, str(e), fault="setup") from None
+
+    def _start(self) -> None:
+        assert self.genesis is not None
+        self.seed = derive_seed(self.events[0].game, self.nonces)
+        rs = ruleset_from_dict(self.genesis.ruleset)
+        self.state = new_game(rs, self.players, self.seed)
+
+    def _move(self, ev: Event) -> None:
+        assert self.state is not None and self.genesis is not None
+        d = to_act(self.state)
+        assert d is not None
+        self._expect_author(ev, d.seat, f"the {d.kind} decision")
+        body = dict(ev.body)
+        knock = body.pop("knock", None) if ev.kind == "give" else None
+        try:
+            move = move_from_dict({"move": ev.kind, **body})
+        except MoveError as e:
+            raise Refused(ev.seq, f"illegal move: {e}", fault="illegal") from None
+        if isinstance(move, Give):
+            if not 0 <= move.to < self.players:
+                raise Refused(ev.seq, f"illegal move: there is no seat {move.to}", fault="illegal")
+            try:
+                check_knock(knock, key=self.genesis.seats[move.to].key, game=ev.game,
+                            draw_id=self.head)
+            except KnockError as e:
+                raise Refused(ev.seq, f"illegal move: {e}", fault="illegal") from None
+        try:
+            self.state = apply(self.state, move)
+        except IllegalMove as e:
+            raise Refused(ev.seq, f"illegal move ({describe_move(move)}): {e}", fault="illegal") from None
+
+
+def move_body(move: Move, knock: bytes | None = None) -> tuple[str, dict[str, Any]]:
+    """The event kind and body that carry `move` (a give also carries its knock)."""
+    d = move_to_dict(move)
+    del d["move"]
+    if isinstance(move, Give):
+        if knock is None:
+            raise ValueError("a give event carries the receiver's signed knock")
+        d["knock"] = knock
+    return move_name(move), d
+
+
+def _peek_seq(signed: Any) -> int | None:
+    """The seq an undecodable event claims, when it can be read at all (to name the fault)."""
+    try:
+        env = msgpack.unpackb(bytes(signed)[64:], raw=False, strict_map_key=False)
+        seq = env.get("seq") if isinstance(env, dict) else None
+        return seq if isinstance(seq, int) and not isinstance(seq, bool) else None
+    except Exception:
+        return None
+
+
+def fold(events: Iterable[bytes]) -> tuple[Table, Refused | None]:
+    """The table of a log, up to its first fault (returned, not raised)."""
+    t = Table()
+    for raw in events:
+        try:
+            t.append(raw)
+        except Refused as e:
+            return t, e
+    return t, None
