@@ -70,15 +70,43 @@ def _no_ext(code: int, data: bytes) -> Any:
     raise CodecError(f"extension type {code} is not allowed")
 
 
-def _check_no_float(obj: Any, where: str) -> None:
+def _tree_ok(obj: Any, depth: int) -> bool:
+    """The fast check of `_check_tree` for nested values (no messages; True if all is well)."""
+    if depth > MAX_DEPTH:
+        return False
+    t = type(obj)
+    if t is list:
+        return all(_tree_ok(x, depth + 1) for x in obj)
+    if t is dict:
+        keys = list(obj)
+        if len(keys) > 1 and keys != sorted(keys, key=_utf8):
+            return False
+        return all(_tree_ok(x, depth + 1) for x in obj.values())
+    return t is not float
+
+
+def _utf8(key: str) -> bytes:
+    return key.encode("utf-8")
+
+
+def _check_tree(obj: Any, where: str, depth: int, order: Sequence[str] | None) -> None:
+    """Refuse floats, too deep nesting and maps whose keys are not in canonical order."""
     if isinstance(obj, float):
         raise CodecError(f"{where}: floats are not allowed")
+    if depth > MAX_DEPTH:
+        raise CodecError(f"{where}: nested deeper than {MAX_DEPTH}")
     if isinstance(obj, list):
         for i, x in enumerate(obj):
-            _check_no_float(x, f"{where}[{i}]")
+            _check_tree(x, f"{where}[{i}]", depth + 1, None)
     elif isinstance(obj, dict):
+        keys = list(obj)
+        if order is not None:
+            if keys != list(order):
+                raise CodecError(f"the map must have exactly the keys {list(order)} in that order")
+        elif keys != sorted(keys, key=lambda k: k.encode("utf-8")):
+            raise CodecError(f"not canonical: {where}: map keys are not in ascending order")
         for k, x in obj.items():
-            _check_no_float(x, f"{where}.{k}")
+            _check_tree(x, f"{where}.{k}", depth + 1, None)
 
 
 def decode(data: bytes, *, max_size: int, key_order: Sequence[str] | None = None) -> Any:
@@ -102,11 +130,16 @@ def decode(data: bytes, *, max_size: int, key_order: Sequence[str] | None = None
         raise CodecError("a string is not valid UTF-8") from None
     except (ValueError, msgpack.UnpackException, TypeError) as e:
         raise CodecError(f"not msgpack: {str(e) or type(e).__name__}") from None
-    _check_no_float(obj, "value")
     try:
-        again = encode(obj, key_order=key_order)
+        if key_order is not None and isinstance(obj, dict) and list(obj) == list(key_order):
+            if not all(_tree_ok(x, 1) for x in obj.values()):
+                _check_tree(obj, "value", 0, key_order)  # to name the fault
+        elif key_order is not None or not _tree_ok(obj, 0):
+            _check_tree(obj, "value", 0, key_order)
     except CodecError as e:
-        raise CodecError(f"not canonical: {e}") from None
-    if again != bytes(data):
+        raise CodecError(f"not canonical: {e}" if not str(e).startswith("not canonical") else str(e)) from None
+    # Keys are in order and no value is foreign, so re-packing as is gives the canonical
+    # form: any difference is a longer-than-needed encoding.
+    if msgpack.packb(obj, use_bin_type=True) != bytes(data):
         raise CodecError("not canonical msgpack (another encoding of the same value)")
     return obj

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from nacl.exceptions import BadSignatureError
@@ -102,6 +103,11 @@ def sign_event(key: SigningKey, *, game: bytes, seq: int, prev: bytes, kind: str
     return Event(VERSION, game, seq, prev, env["author"], kind, body, signed, event_id(signed))
 
 
+@lru_cache(maxsize=256)
+def _verify_key(author: bytes) -> VerifyKey:
+    return VerifyKey(author)
+
+
 def decode_event(signed: bytes) -> Event:
     """Check and decode signed bytes; EventError names the first fault."""
     if not isinstance(signed, (bytes, bytearray)):
@@ -118,7 +124,7 @@ def decode_event(signed: bytes) -> Event:
         raise EventError(f"envelope: {e}") from None
     _check_fields(env)
     try:
-        VerifyKey(env["author"]).verify(signed)
+        _verify_key(env["author"]).verify(signed)
     except BadSignatureError:
         raise EventError("bad signature: the event was not signed by its author or was changed") from None
     except Exception:

@@ -133,7 +133,7 @@ class ReplayWriter:
         self.fsync = fsync
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lines: list[str] = []
-        self._f: IO[str] | None = open(self.path, "w", encoding="utf-8")
+        self._f: IO[str] | None = open(self.path, "w", encoding="utf-8", newline="\n")
         self._f.write(format_header(self.tags))
         self._sync()
 
@@ -156,7 +156,7 @@ class ReplayWriter:
         self.close()
         self.tags.update(tags)
         tmp = self.path.with_name(self.path.name + ".tmp")
-        with open(tmp, "w", encoding="utf-8") as f:
+        with open(tmp, "w", encoding="utf-8", newline="\n") as f:
             f.write(format_header(self.tags))
             f.writelines(line + "\n" for line in self._lines)
             f.flush()

@@ -517,6 +517,9 @@ def _swap(s: State, m: Swap) -> None:
     _check_slot(s, m.b, cards, "a card of your display")
     if m.a == m.b:
         raise IllegalMove("a Swap exchanges two different cards")
+    if m.a > m.b:
+        # One decision, one encoding in the log: the two places in reading order.
+        raise IllegalMove("name the two cards of a Swap in reading order (the first one first)")
     ca, cb = _cell(s, m.a), _cell(s, m.b)
     _set(s, m.a, cb)
     _set(s, m.b, ca)

@@ -51,7 +51,7 @@ class _Common:
         return 0
 
     def deck_values(self) -> list[int]:
-        """The unshuffled deck: every value as often as its count, ascending, Jokers last."""
+        """The unshuffled deck: every value as often as its count, ascending, Jokers last (PROTOCOL.md)."""
         out: list[int] = []
         for value, count in self.card_counts:  # type: ignore[attr-defined]
             out.extend([value] * count)
@@ -85,11 +85,13 @@ class _Common:
         if not 1 <= self.rounds <= 99:
             raise RulesetError("rounds must be 1 to 99")
         counts = self.card_counts  # type: ignore[attr-defined]
-        seen: set[int] = set()
         for value, count in counts:
-            if value in seen or not -99 <= value <= 99 or not 0 <= count <= 999:
+            if not -99 <= value <= 99 or not 0 <= count <= 999:
                 raise RulesetError(f"card_counts has a bad entry for value {value}")
-            seen.add(value)
+        values = [v for v, _ in counts]
+        if values != sorted(set(values)):
+            # One deck, one description: the unshuffled deck lists values in this order.
+            raise RulesetError("card_counts must list each value once, in ascending order")
 
 
 @dataclass(frozen=True)

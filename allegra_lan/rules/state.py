@@ -83,7 +83,7 @@ class RoundResult:
     totals: tuple[int, ...]  # game totals after this round
     cleared: int  # cards cleared in the round
     turns: int  # turns played in the round
-    displays: tuple[tuple[tuple[int | None, ...], ...], ...]  # final values, None = hole
+    displays: tuple[tuple[tuple[int | None, ...], ...], ...]  # final values (JOKER for a Joker), None = hole
 
 
 class Grid:

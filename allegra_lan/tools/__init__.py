@@ -1,0 +1,155 @@
+"""The organisers' and testers' tools over replay files: verify, show, export, standings, diff.
+
+Each tool is a library first (functions that return data) and a command
+second: `add_<tool>_arguments(parser)` fills an argparse parser and
+`run_<tool>(args, out, err)` runs it and returns the exit status, so the
+`allegra` command wires them in a few lines and the tests call them with
+real files and string buffers. The helpers here are what every tool shares:
+the same fold (so every tool names a fault the same way), the same list of
+replay files for FILE|DIR arguments, and the same one-line error.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Sequence, TextIO
+
+from allegra_lan.log.envelope import Event
+from allegra_lan.log.identity import fingerprint
+from allegra_lan.log.replay import SUFFIX
+from allegra_lan.table import Fork, Refused, Table
+
+
+class ToolError(Exception):
+    """Arguments a tool cannot run with (a missing file, a bad number): one line, exit status 2."""
+
+
+def usage_error(err: TextIO, prog: str, message: str) -> int:
+    """Print `prog: error: message` as the `allegra` command does for every bad argument; 2."""
+    err.write(f"{prog}: error: {message}\n")
+    err.flush()
+    return 2
+
+
+def prog_of(args: Any, default: str) -> str:
+    """The command's name for messages (set by the CLI; a test's Namespace may lack it)."""
+    prog = getattr(args, "prog", None)
+    return prog if isinstance(prog, str) and prog else default
+
+
+def replay_paths(items: Sequence[str]) -> list[Path]:
+    """FILE|DIR arguments as replay files: files as given, every *.allegra under a directory,
+    recursively and sorted, so one command line always lists the same files in the same order."""
+    if not items:
+        raise ToolError("give at least one replay file or directory")
+    out: list[Path] = []
+    for item in items:
+        p = Path(item)
+        if p.is_dir():
+            found = sorted(f for f in p.rglob(f"*{SUFFIX}") if f.is_file())
+            if not found:
+                raise ToolError(f"no {SUFFIX} files in the directory {item}")
+            out.extend(found)
+        elif p.is_file():
+            out.append(p)
+        elif p.exists():
+            raise ToolError(f"not a file or directory: {item}")
+        else:
+            raise ToolError(f"no such file or directory: {item}")
+    return out
+
+
+@dataclass
+class Folded:
+    """A log folded as far as it goes: the table, and the first event it refused (if any).
+
+    `at` is the position of the refused event in the log, which is the seq it
+    must have had; an undecodable event's own seq field cannot be trusted."""
+
+    table: Table
+    fault: Refused | None = None
+    at: int | None = None
+
+    @property
+    def fault_seq(self) -> int | None:
+        """The seq a report names: a fork's contested seq, otherwise the refused event's place."""
+        if isinstance(self.fault, Fork):
+            return self.fault.seq
+        return self.at
+
+
+def fold_log(events: Sequence[bytes], upto: int | None = None,
+             each: Callable[[Event, Table], None] | None = None) -> Folded:
+    """Fold `events` (up to seq `upto` inclusive) through a Table, stopping at the first fault.
+
+    Unlike `table.fold`, a repeated event is a fault here: in a file every line
+    is the next seq, and a repeat would shift every later line. An exception
+    the engine should never raise is reported as that event's fault rather
+    than crashing a tool that is checking a thousand files. `each(event, table)`
+    sees the table just after every event it takes (export's state hashes)."""
+    t = Table()
+    for i, raw in enumerate(events):
+        if upto is not None and i > upto:
+            break
+        try:
+            taken = t.append(raw)
+        except Refused as e:
+            return Folded(t, e, i)
+        except Exception as e:  # an engine bug must not stop a whole verification run
+            return Folded(t, Refused(i, f"the event could not be checked ({type(e).__name__}: {e})",
+                                     fault="internal"), i)
+        if taken is None:  # the Table takes a repeat as already held: find which it repeats
+            held = next(j for j, ev in enumerate(t.events) if ev.signed == bytes(raw))
+            return Folded(t, Refused(i, f"a repeat of the event at seq {held}", fault="repeat"), i)
+        if each is not None:
+            each(taken, t)
+    return Folded(t)
+
+
+def plain(value: Any, *, short: bool = False) -> Any:
+    """A decoded msgpack value as JSON data: bytes become hex strings (cut to 8 bytes if `short`)."""
+    if isinstance(value, bytes):
+        text = value.hex()
+        return text[:16] + "..." if short and len(value) > 8 else text
+    if isinstance(value, dict):
+        return {k: plain(v, short=short) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v, short=short) for v in value]
+    return value
+
+
+def who(table: Table, key: bytes) -> str:
+    """`seat 1 bob (FP)`: an author as people know them (the key decides, the name helps)."""
+    seat = table.seat_of(key)
+    fp = fingerprint(key)
+    if seat is None or table.genesis is None:
+        return f"a key that holds no seat ({fp})"
+    return f"seat {seat} {table.genesis.seats[seat].name} ({fp})"
+
+
+def _author(ev: Event, table: Table | None) -> str:
+    if table is not None and table.genesis is not None:
+        return who(table, ev.author)
+    if ev.kind == "genesis":  # the genesis names its own author: seat 0
+        seats = ev.body.get("seats")
+        first = seats[0] if isinstance(seats, list) and seats else None
+        name = first.get("name") if isinstance(first, dict) else None
+        if isinstance(name, str):
+            return f"seat 0 {name} ({fingerprint(ev.author)})"
+    return fingerprint(ev.author)
+
+
+def describe_event(ev: Event, table: Table | None = None, author: str | None = None) -> str:
+    """One line for an event: seq, author, kind, body and id (for fork proofs and headings).
+
+    The author is named as given, else from `table`'s genesis, else by fingerprint."""
+    body = json.dumps(plain(ev.body, short=True), ensure_ascii=False, sort_keys=True)
+    return f"seq {ev.seq} by {author or _author(ev, table)}: {ev.kind} {body} id {ev.id.hex()[:16]}"
+
+
+__all__ = [
+    "ToolError", "usage_error", "prog_of", "replay_paths", "Folded", "fold_log", "plain", "who",
+    "describe_event",
+]

@@ -1,0 +1,153 @@
+"""`allegra replay standings`: the organiser's table over many games.
+
+Only games that verify and are finished count: a tampered, refused or
+unfinished replay could otherwise decide a tournament. Players are told apart
+by their key (its fingerprint), not their name, since anyone can type any
+name; a key seen under several names shows them all. Shared wins count for
+every winner (R11). Games left out are listed with the reason, so nothing
+vanishes silently.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+from dataclasses import dataclass, field
+from typing import Iterable, TextIO
+
+from allegra_lan.tools import ToolError, prog_of, replay_paths, usage_error
+from allegra_lan.tools.verify import Verdict, jobs_arg, verdict_line, verify_many
+
+PROG = "allegra replay standings"
+FORMATS = ("text", "csv")
+
+
+@dataclass
+class PlayerRow:
+    """One player's line: the key decides who it is; names are as the games seated them."""
+
+    fingerprint: str
+    names: list[str] = field(default_factory=list)  # in order of first appearance
+    games: int = 0
+    wins: int = 0
+    total: int = 0
+
+    @property
+    def name(self) -> str:
+        return "/".join(self.names)
+
+    @property
+    def mean(self) -> float:
+        return self.total / self.games if self.games else 0.0
+
+
+@dataclass
+class Standings:
+    players: list[PlayerRow]  # sorted: wins desc, mean asc, name, fingerprint
+    counted: list[Verdict]
+    left_out: list[Verdict]
+
+
+def standings(verdicts: Iterable[Verdict]) -> Standings:
+    """Sum the finished, verified games of `verdicts` per player key."""
+    rows: dict[str, PlayerRow] = {}
+    counted: list[Verdict] = []
+    left_out: list[Verdict] = []
+    for v in verdicts:
+        if not (v.ok and v.finished):
+            left_out.append(v)
+            continue
+        counted.append(v)
+        for seat, (name, fp) in enumerate(v.seats):
+            row = rows.setdefault(fp, PlayerRow(fp))
+            if name not in row.names:
+                row.names.append(name)
+            row.games += 1
+            row.total += v.totals[seat]
+            if seat in v.winners:
+                row.wins += 1
+    ordered = sorted(rows.values(), key=lambda r: (-r.wins, r.mean, r.name, r.fingerprint))
+    return Standings(ordered, counted, left_out)
+
+
+def _ranks(players: list[PlayerRow]) -> list[int]:
+    """Equal wins and equal mean share a rank (1, 2, 2, 4 ...)."""
+    ranks: list[int] = []
+    for i, r in enumerate(players):
+        if i and (r.wins, r.mean) == (players[i - 1].wins, players[i - 1].mean):
+            ranks.append(ranks[-1])
+        else:
+            ranks.append(i + 1)
+    return ranks
+
+
+def format_text(s: Standings) -> str:
+    name_w = max([len("player")] + [len(r.name) for r in s.players])
+    lines = [f"{'rank':>4}  {'player':<{name_w}}  {'fingerprint':<19}  {'games':>5}  {'wins':>4}  "
+             f"{'total':>6}  {'mean':>7}"]
+    for rank, r in zip(_ranks(s.players), s.players):
+        lines.append(f"{rank:>4}  {r.name:<{name_w}}  {r.fingerprint:<19}  {r.games:>5}  {r.wins:>4}  "
+                     f"{r.total:>6}  {r.mean:>7.2f}")
+    games = len(s.counted)
+    lines.append("")
+    lines.append(f"{games} game{'s' if games != 1 else ''} counted, {len(s.left_out)} left out")
+    lines.extend(left_out_lines(s))
+    return "\n".join(lines) + "\n"
+
+
+def left_out_lines(s: Standings) -> list[str]:
+    if not s.left_out:
+        return []
+    return ["left out:"] + ["  " + verdict_line(v) for v in s.left_out]
+
+
+def write_csv(s: Standings, out: TextIO) -> None:
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(["rank", "player", "fingerprint", "games", "wins", "total", "mean"])
+    for rank, r in zip(_ranks(s.players), s.players):
+        w.writerow([rank, r.name, r.fingerprint, r.games, r.wins, r.total, f"{r.mean:.2f}"])
+
+
+def add_standings_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = (
+        "Sum finished games that verify, per player (told apart by key fingerprint): games, "
+        "wins (a shared win counts for each winner), total and mean score, sorted by wins, then "
+        "mean. Games that do not verify or are unfinished are left out and listed; exit status "
+        "1 if any was."
+    )
+    parser.add_argument("paths", nargs="+", metavar="FILE|DIR",
+                        help="replay files, or directories searched for *.allegra files")
+    parser.add_argument("--format", choices=FORMATS, default="text",
+                        help="text (default) or csv; with csv the games left out go to stderr")
+    parser.add_argument("--jobs", "-j", type=jobs_arg, default=1, metavar="N",
+                        help="verify N files at once in worker processes (default: 1)")
+
+
+def run_standings(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Exit 0 if every game counted, 1 if some were left out, 2 for bad arguments."""
+    prog = prog_of(args, PROG)
+    fmt = getattr(args, "format", "text")
+    if fmt not in FORMATS:
+        return usage_error(err, prog, f"unknown format {fmt!r}: choose text or csv")
+    jobs = getattr(args, "jobs", 1)
+    if not isinstance(jobs, int) or jobs < 1:
+        return usage_error(err, prog, f"--jobs must be 1 or more, not {jobs}")
+    try:
+        paths = replay_paths(args.paths)
+    except ToolError as e:
+        return usage_error(err, prog, str(e))
+    s = standings(verify_many(paths, jobs))
+    if fmt == "csv":
+        write_csv(s, out)
+        for line in left_out_lines(s):
+            err.write(line + "\n")
+    else:
+        out.write(format_text(s))
+    out.flush()
+    return 1 if s.left_out else 0
+
+
+__all__ = [
+    "PlayerRow", "Standings", "standings", "format_text", "write_csv", "left_out_lines",
+    "add_standings_arguments", "run_standings",
+]

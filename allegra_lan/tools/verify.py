@@ -1,0 +1,370 @@
+"""`allegra replay verify`: is this file a game that really happened, as its header says?
+
+A replay passes when every line is a signed event, the events fold through a
+Table without a refusal (signatures, chain, seed ceremony, every move's
+legality), and the header agrees with the log: the players, their keys, the
+variant, the game id, and the Result recomputed from the moves. A file cut
+short by a crash is still a valid prefix: it passes as *unfinished*, and its
+Result must say so (`*`). The header's free-text tags (Event, Site, Date) are
+not in the signed log, so nothing can check them; every other byte of a
+replay is checked by something.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import os
+import re
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterator, Sequence, TextIO
+
+from allegra_lan.local import result_tags
+from allegra_lan.log.envelope import decode_event
+from allegra_lan.log.identity import fingerprint
+from allegra_lan.log.replay import FORMAT, Replay, ReplayError, parse_replay
+from allegra_lan.rules import ruleset_from_dict, to_act
+from allegra_lan.table import Fork, Table
+from allegra_lan.tools import (
+    ToolError, describe_event, fold_log, prog_of, replay_paths, usage_error,
+)
+
+PROG = "allegra replay verify"
+PROGRESS_OVER = 20  # more files than this get a progress bar on a terminal
+_SEAT_TAG = re.compile(r"Seat(\d+)")
+
+
+@dataclass
+class Verdict:
+    """What verifying one file found; plain data, so worker processes can send it back."""
+
+    path: str
+    ok: bool
+    seq: int | None = None  # the seq of the fault (None: the fault is in the header or the file)
+    reason: str = ""
+    events: int = 0  # events that passed
+    finished: bool = False  # the log reaches the game's end
+    result: str | None = None  # the recomputed Result tag of a finished game
+    notes: list[str] = field(default_factory=list)
+    where: str = "seq"  # "seq", "header" or "file": what `reason` is about
+    seats: tuple[tuple[str, str], ...] = ()  # (name, fingerprint) per seat, from the genesis
+    totals: tuple[int, ...] = ()  # game totals of a finished game
+    winners: tuple[int, ...] = ()
+    fork: tuple[bytes, bytes] | None = None  # both signed events of a fork: the proof
+
+    @property
+    def unfinished(self) -> bool:
+        return self.ok and not self.finished
+
+
+def log_tags(table: Table) -> dict[str, str]:
+    """The header tags a log determines: what writers should put and what verify checks.
+
+    Variant, Players, Game, Table and Seat0..SeatN-1 come from the genesis;
+    Result (and Winners) from the final state, or Result `*` while unfinished."""
+    tags: dict[str, str] = {"Format": FORMAT}
+    if table.genesis is None or table.game is None:
+        tags["Result"] = "*"
+        return tags
+    g = table.genesis
+    tags["Variant"] = str(g.ruleset.get("variant"))
+    tags["Players"] = str(len(g.seats))
+    tags["Game"] = table.game.hex()
+    tags["Table"] = g.table
+    for i, s in enumerate(g.seats):
+        tags[f"Seat{i}"] = f"{s.name} {fingerprint(s.key)}"
+    if table.state is not None and to_act(table.state) is None:
+        tags.update(result_tags(table.state))
+    else:
+        tags["Result"] = "*"
+    return tags
+
+
+def _variant_names(table: Table) -> tuple[str, ...]:
+    """The Variant tag may name the variant as the command line does or as people do."""
+    assert table.genesis is not None
+    rs = ruleset_from_dict(table.genesis.ruleset)
+    return (rs.variant, rs.title)
+
+
+def check_header(tags: dict[str, str], table: Table, *, whole: bool = True) -> str | None:
+    """The first disagreement between the header and the log, or None.
+
+    Every tag the log determines (see `log_tags`) must be there and agree:
+    a tag that could be missing unnoticed would let a flipped byte in its name
+    pass. Other tags (Event, Site, Date ...) are free text nobody signed.
+
+    With `whole` False (the file ends inside its header) missing tags are not
+    faults, since they were never written; tags that are there must still agree."""
+    want = log_tags(table)
+    if table.genesis is not None:
+        for name in tags:
+            if _SEAT_TAG.fullmatch(name) and name not in want:
+                return f"the header has a {name} tag but the game has {table.players} seats"
+    finished = want["Result"] != "*"
+    for name, value in want.items():
+        if name == "Format":  # parse_replay has refused any other format already
+            continue
+        if name not in tags:
+            if whole:
+                return f"the header has no {name} tag"
+            continue
+        said = tags[name]
+        if name == "Variant":
+            if said not in _variant_names(table):
+                return f'Variant is "{said}" but the log says "{value}"'
+        elif name == "Result" and not finished:
+            if said != "*":
+                return (f'Result is "{said}" but the log ends before the game does '
+                        f'(after seq {table.seq - 1}); an unfinished game\'s Result is "*"')
+        elif said != value:
+            source = "the moves give" if name in ("Result", "Winners") else "the log says"
+            return f'{name} is "{said}" but {source} "{value}"'
+    if not finished and "Winners" in tags:
+        return f'Winners is "{tags["Winners"]}" but the game is unfinished'
+    return None
+
+
+def read_for_verify(path: str | os.PathLike[str]) -> Replay:
+    """Read a replay as `read_replay` does, and also name the line of two faults it cannot:
+
+    a byte that is not UTF-8 inside an event line (the file as a whole is then
+    not text, but the fault belongs to that seq), and a line whose base64 is
+    not the one encoding of its bytes (base64 ignores a character's unused
+    low bits, so a flipped bit there would change the file but no event)."""
+    name = str(path)
+    try:
+        data = Path(path).read_bytes()
+    except OSError as e:
+        raise ReplayError(f"{name}: {e.strerror or e}") from None
+    bad_line: tuple[int, str] | None = None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        sep = data.find(b"\n\n")
+        if sep == -1 or e.start < sep + 2:
+            raise ReplayError(f"{name}: not a replay file (not UTF-8 text)") from None
+        line_start = data.rfind(b"\n", 0, e.start) + 1
+        seq = data.count(b"\n", sep + 2, line_start)
+        bad_line = (seq, "the line is not base64 of a signed event (it holds a byte that is not text)")
+        data = data[:line_start]
+        text = data.decode("utf-8")
+    r = parse_replay(data, name)
+    if bad_line is not None and (r.fault is None or bad_line[0] < r.fault[0]):
+        r.fault = bad_line
+    lines = text.partition("\n\n")[2].split("\n")
+    for i, raw in enumerate(r.events):
+        if base64.b64encode(raw).decode("ascii") != lines[i]:
+            del r.events[i:]
+            r.fault = (i, "the line is not the canonical base64 of its event")
+            break
+    return r
+
+
+def _fail(path: str, where: str, reason: str, seq: int | None = None, **kw: object) -> Verdict:
+    return Verdict(path, False, seq, reason, where=where, **kw)  # type: ignore[arg-type]
+
+
+def verify_file(path: str | os.PathLike[str]) -> Verdict:
+    """Verify one replay file; never raises (whatever is wrong is in the verdict)."""
+    name = str(path)
+    try:
+        replay = read_for_verify(path)
+    except ReplayError as e:
+        msg = str(e)
+        if msg.startswith(name + ": "):
+            msg = msg[len(name) + 2:]
+        return _fail(name, "file", msg)
+    folded = fold_log(replay.events)
+    t = folded.table
+    seats = tuple((s.name, fingerprint(s.key)) for s in t.genesis.seats) if t.genesis else ()
+    notes = list(replay.notes)
+    if folded.fault is not None:
+        fork = None
+        if isinstance(folded.fault, Fork):
+            fork = (folded.fault.first.signed, folded.fault.second.signed)
+        return _fail(name, "seq", folded.fault.reason, folded.fault_seq, events=t.seq, notes=notes,
+                     seats=seats, fork=fork)
+    if replay.fault is not None:
+        seq, reason = replay.fault
+        return _fail(name, "seq", reason, seq, events=t.seq, notes=notes, seats=seats)
+    over = t.state is not None and to_act(t.state) is None
+    if over and replay.cut_short:
+        return _fail(name, "seq", "a line after the game's end is cut short", t.seq, events=t.seq,
+                     notes=notes, seats=seats)
+    whole = "the file ends inside its header" not in replay.notes
+    problem = check_header(replay.tags, t, whole=whole)
+    if problem is not None:
+        return _fail(name, "header", problem, events=t.seq, notes=notes, seats=seats)
+    if not over:
+        return Verdict(name, True, events=t.seq, notes=notes, seats=seats)
+    assert t.state is not None
+    tags = result_tags(t.state)
+    return Verdict(name, True, events=t.seq, finished=True, result=tags["Result"], notes=notes,
+                   seats=seats, totals=tuple(t.state.totals),
+                   winners=tuple(int(w) for w in tags["Winners"].split()))
+
+
+def verdict_line(v: Verdict) -> str:
+    """`OK  path  (...)` or `FAIL path  seq N: reason`: one line a person or grep can read."""
+    if v.ok:
+        if v.finished:
+            detail = f"{v.events} events, finished: {v.result}"
+        elif v.events:
+            detail = f"unfinished after seq {v.events - 1}"
+        else:
+            detail = "unfinished: no events yet"
+        if v.notes:
+            detail += "; " + "; ".join(v.notes)
+        return f"OK  {v.path}  ({detail})"
+    if v.where == "seq":
+        return f"FAIL {v.path}  seq {v.seq}: {v.reason}"
+    if v.where == "header":
+        return f"FAIL {v.path}  header: {v.reason}"
+    return f"FAIL {v.path}  {v.reason}"
+
+
+def fork_lines(v: Verdict) -> list[str]:
+    """The fork's proof: both events, decoded, under the FAIL line."""
+    if v.fork is None:
+        return []
+    seat_of = {fp: (i, name) for i, (name, fp) in enumerate(v.seats)}
+    out = []
+    for label, signed in (("first: ", v.fork[0]), ("second:", v.fork[1])):
+        ev = decode_event(signed)
+        fp = fingerprint(ev.author)
+        seat, name = seat_of.get(fp, (None, ""))
+        author = f"seat {seat} {name} ({fp})" if seat is not None else fp
+        out.append(f"    {label} {describe_event(ev, author=author)}")
+    return out
+
+
+def verify_many(paths: Sequence[Path], jobs: int = 1,
+                done: Callable[[int], None] | None = None) -> Iterator[Verdict]:
+    """Verdicts in the order of `paths`; with jobs > 1 files are verified in worker processes.
+
+    `done(n)` is told how many files are finished so far (a progress bar),
+    which may run ahead of the verdicts yielded, since those keep input order."""
+    if jobs <= 1 or len(paths) <= 1:
+        for i, p in enumerate(paths):
+            v = verify_file(p)
+            if done:
+                done(i + 1)
+            yield v
+        return
+    with ProcessPoolExecutor(max_workers=min(jobs, len(paths))) as pool:
+        futures: list[Future[Verdict]] = [pool.submit(verify_file, p) for p in paths]
+        pending = set(futures)
+        nxt = 0
+        while nxt < len(futures):
+            if futures[nxt].done():
+                yield futures[nxt].result()
+                nxt += 1
+                continue
+            _, pending = wait(pending, return_when=FIRST_COMPLETED)
+            if done:
+                done(len(futures) - len(pending))
+
+
+class Progress:
+    """A one-line bar on stderr, erased before each result line so the two never mix."""
+
+    WIDTH = 30
+
+    def __init__(self, err: TextIO, total: int, enabled: bool) -> None:
+        self.err = err
+        self.total = total
+        self.enabled = enabled
+        self.done = 0
+        self.shown = False
+
+    def update(self, done: int) -> None:
+        self.done = done
+        self.draw()
+
+    def draw(self) -> None:
+        if not self.enabled:
+            return
+        filled = self.WIDTH * self.done // max(self.total, 1)
+        bar = "#" * filled + "-" * (self.WIDTH - filled)
+        self.err.write(f"\r[{bar}] {self.done}/{self.total} files")
+        self.err.flush()
+        self.shown = True
+
+    def clear(self) -> None:
+        if self.enabled and self.shown:
+            self.err.write("\r" + " " * (self.WIDTH + 30) + "\r")
+            self.err.flush()
+            self.shown = False
+
+
+def jobs_arg(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--jobs needs a whole number, not {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"--jobs must be 1 or more, not {n}")
+    return n
+
+
+def add_verify_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = (
+        "Check replay files: signatures, the hash chain, the seed ceremony, every move's "
+        "legality, and the header (players, keys, variant, game id, Result) against the log. "
+        "Prints one line per file and a summary; exit status 0 only if every file is OK."
+    )
+    parser.add_argument("paths", nargs="+", metavar="FILE|DIR",
+                        help="replay files, or directories searched for *.allegra files")
+    parser.add_argument("--jobs", "-j", type=jobs_arg, default=1, metavar="N",
+                        help="verify N files at once in worker processes (default: 1)")
+    parser.add_argument("--progress", action="store_true",
+                        help="show a progress bar on stderr even when it is not a terminal")
+
+
+def _is_tty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def run_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    prog = prog_of(args, PROG)
+    jobs = getattr(args, "jobs", 1)
+    if not isinstance(jobs, int) or jobs < 1:
+        return usage_error(err, prog, f"--jobs must be 1 or more, not {jobs}")
+    try:
+        paths = replay_paths(args.paths)
+    except ToolError as e:
+        return usage_error(err, prog, str(e))
+    bar = Progress(err, len(paths),
+                   bool(getattr(args, "progress", False)) or (len(paths) > PROGRESS_OVER and _is_tty(err)))
+    counts = {"ok": 0, "unfinished": 0, "fail": 0}
+    bar.draw()
+    for v in verify_many(paths, jobs, bar.update):
+        bar.clear()
+        out.write(verdict_line(v) + "\n")
+        for line in fork_lines(v):
+            out.write(line + "\n")
+        out.flush()
+        bar.draw()
+        counts["ok" if v.ok else "fail"] += 1
+        counts["unfinished"] += v.unfinished
+    bar.clear()
+    total = len(paths)
+    summary = f"{total} file{'s' if total != 1 else ''}: {counts['ok']} OK"
+    if counts["unfinished"]:
+        summary += f" ({counts['unfinished']} unfinished)"
+    summary += f", {counts['fail']} failed"
+    out.write(summary + "\n")
+    out.flush()
+    return 1 if counts["fail"] else 0
+
+
+__all__ = [
+    "Verdict", "log_tags", "check_header", "read_for_verify", "verify_file", "verdict_line",
+    "fork_lines", "verify_many", "Progress", "add_verify_arguments", "run_verify", "jobs_arg",
+]
