@@ -30,7 +30,18 @@ def runs_in_line(values: Sequence[int | None]) -> list[tuple[int, int]]:
         while j < n and values[j] is not None:
             j += 1
         if j - i >= 3:
-            _segment_runs(values, i, j, out)
+            if JOKER in values[i:j]:
+                _segment_runs(values, i, j, out)
+            else:
+                # No Joker: runs are plain stretches of one value.
+                a = i
+                while a < j:
+                    b = a + 1
+                    while b < j and values[b] == values[a]:
+                        b += 1
+                    if b - a >= 3:
+                        out.append((a, b))
+                    a = b
         i = j
     return out
 

@@ -85,6 +85,7 @@ def _start_round(s: State, round_no: int) -> None:
     s.reshuffles = 0
     s.turn = 0
     s.round_cleared = 0
+    s.memo = {}
     s.active = starter
     # R3: each seat, clockwise from the starter, turns up two closed cards.
     s.reveal_queue = [(starter + i) % n for i in range(n) for _ in range(2)]

@@ -102,6 +102,7 @@ def build(
     s.turn = 0
     s.round_cleared = 0
     s.effects = []
+    s.memo = {}
     _begin_turn(s)
     if hand_ids:
         s.hand = hand_ids

@@ -114,7 +114,7 @@ class State:
         "grids", "up", "known", "peeked", "deck", "discard", "cleared", "hand",
         "draws", "draw_limit", "first_from_deck", "reveal_queue", "ender",
         "final_lap", "totals", "results", "knock", "reshuffles", "turn",
-        "round_cleared", "effects",
+        "round_cleared", "effects", "memo",
     )
 
     ruleset: Ruleset
@@ -145,6 +145,7 @@ class State:
     turn: int  # turns begun in this round
     round_cleared: int
     effects: list[Effect]  # what the last move caused
+    memo: dict[Any, Any]  # per-round memo of immutable view parts, shared by clones (not state)
 
     def clone(self) -> "State":
         s = State.__new__(State)
@@ -176,6 +177,7 @@ class State:
         s.turn = self.turn
         s.round_cleared = self.round_cleared
         s.effects = []
+        s.memo = self.memo
         return s
 
     @property

@@ -88,6 +88,11 @@ def view(state: State, seat: int) -> SeatView:
     up = state.up
     known = state.known
     mine = state.peeked[seat] if 0 <= seat < state.players else frozenset()
+    # A card's view is fixed for the round once it is face up, closed or peeked, so each
+    # is made once per round and shared (views are rebuilt for every decision).
+    memo = state.memo
+    opened: dict[int, CardView] = memo.setdefault("open", {})
+    closed: dict[int, CardView] = memo.setdefault("closed", {})
     displays = []
     for g in state.grids:
         rows = []
@@ -99,11 +104,17 @@ def view(state: State, seat: int) -> SeatView:
                 if c == HOLE:
                     row.append(None)
                 elif c in up:
-                    row.append(CardView(c, known[c], True, False))
+                    cv = opened.get(c)
+                    if cv is None:
+                        cv = opened[c] = CardView(c, known[c], True, False)
+                    row.append(cv)
                 elif c in mine:
                     row.append(CardView(c, peeked_value(state, seat, c), False, True))
                 else:
-                    row.append(CardView(c, None, False, False))
+                    cv = closed.get(c)
+                    if cv is None:
+                        cv = closed[c] = CardView(c, None, False, False)
+                    row.append(cv)
             rows.append(tuple(row))
         displays.append(tuple(rows))
     top = state.discard[-1] if state.discard else None

@@ -1,0 +1,693 @@
+"""The `greedy` bot: a sensible player that looks one move (two in a Grande hand) ahead.
+
+It rates every offered move by what its own seat could expect afterwards
+and plays the best. The rating (lower is better) of a board is
+
+    expected score of the seat's area   (unknown cards at the unseen cards' mean)
+  - hope  * runs it could complete next (two of three in a line, by value)
+  + tempo * its closed cards            (ending sooner pays when ahead)
+  + the price of triggering the round's end when it is not ahead (R9, R10)
+
+plus, for the card a move leaves on the discard pile, what that card is
+worth to the next seat (low cards, and cards that complete its runs). The
+bot sees only its view: values it does not know count at the mean of the
+cards it has not seen.
+
+Float sums use `math.fsum` (exactly rounded): the builtin `sum` of floats
+changed in Python 3.12, and a bot must decide alike on every version for a
+game to replay byte for byte.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import fsum
+from typing import Callable, Sequence
+
+from allegra_lan.rules.moves import (
+    Discard, DrawFromDeck, Exchange, Give, Move, PeekCard, PeekLine, Place, ReplaceOpen,
+    Swap, TakeDiscard, TurnUp,
+)
+from allegra_lan.rules.ruleset import JOKER
+from allegra_lan.rules.view import SeatView
+
+from .base import Bot
+from .board import Board, Cell, area_cells, unseen_values
+
+PEEK_VALUE = -2  # Grande R23: look at a row or column
+PEEK_ONE = 5  # Grande R23: look at one card
+REFRESH = 13  # Grande R24: an open card goes, the deck's top comes closed
+_HOLE = -10_000  # a hole in a line of faces (None there is a closed card)
+
+
+@dataclass(frozen=True)
+class Weights:
+    """The greedy bot's judgement, in points of its own score."""
+
+    hope: float = 0.3  # share of a two-of-three line's value counted as won already
+    hope_open: float = 0.3  # ... relative share when the third card is face up (it must be replaced)
+    tempo_ahead: float = 1.0  # a closed card's cost when the bot leads: it wants the end
+    tempo_behind: float = 0.25  # ... and when it trails: there is time to catch up
+    end_margin: float = 2.0  # lead needed before ending the round (others still play once)
+    end_bonus: float = 2.0
+    end_penalty: float = 4.0  # beyond the doubled score (R10): the chances given away
+    patience: int = 25  # turns per seat after which a trailing bot stops avoiding the end
+    peek_one: float = 1.0  # knowing one closed card (Grande 5) ...
+    peek_per_card: float = 0.6  # ... each closed card of the line looked at (Grande -2) ...
+    peek_min_closed: int = 6  # ... is worth something only while many cards are still closed
+    reveal_info: float = 0.3  # turning up an unknown card tells the bot its value
+    feed_low: float = 0.3  # per point a discarded card is below (mean - 2): a gift to the next seat
+    feed_run: float = 0.5  # share of a run the discarded card would complete for the next seat
+    knock_max: int = 1  # ALLEGRA R16: knock only for a card this low ...
+    knock_gain: float = 5.0  # ... that improves the bot's area by this much
+    give_cost: float = 1.0  # a Give also helps the knocker, an opponent
+    candidates: int = 6  # first moves looked at two deep in a Grande hand of two
+
+
+class Base:
+    """A board with its rating's parts, so one-card changes can be rated without a copy."""
+
+    __slots__ = ("board", "score", "pots", "pot", "closed", "value", "mine", "own", "_line_vals", "_feed_old")
+
+    def __init__(self, judge: "Judge", board: Board, closed_adj: int = 0) -> None:
+        self.board = board
+        self.mine = set(board.mine)
+        self.own = set(board.own)
+        cells = board.cells
+        est = judge.est
+        self.score = fsum(est(cells[p]) for p in board.mine)
+        self.pots = {i: judge.line_hope(board, i) for i in board.my_lines}
+        self.pot = fsum(self.pots.values())
+        self.closed = board.closed_own() + closed_adj
+        self.value = judge.combine(self.score, self.pot, self.closed)
+        self._line_vals: list[dict[int | None, int]] | None = None
+        self._feed_old: list[float] | None = None
+
+    @property
+    def line_vals(self) -> list[dict[int | None, int]]:
+        """Per line, how many faces of each value it shows: a run needs two besides the new card."""
+        if self._line_vals is None:
+            out: list[dict[int | None, int]] = []
+            for line in self.board.lines:
+                counts: dict[int | None, int] = {}
+                for f in self.board.faces(line):
+                    counts[f] = counts.get(f, 0) + 1
+                out.append(counts)
+            self._line_vals = out
+        return self._line_vals
+
+    def feed_old(self, judge: "Judge") -> list[float]:
+        """Per cell: the cost of sending the card there to the discard pile (if its value is known)."""
+        if self._feed_old is None:
+            out = []
+            for c in self.board.cells:
+                out.append(judge.feed(c[0]) if c is not None and c[0] is not None else 0.0)
+            self._feed_old = out
+        return self._feed_old
+
+
+class Judge:
+    """Everything the bot works out once per decision from its view."""
+
+    def __init__(self, view: SeatView, w: Weights, hopes: dict[tuple[int | None, ...], float] | None = None) -> None:
+        self.view = view
+        self._hopes: dict[tuple[int | None, ...], float] = {} if hopes is None else hopes
+        self.w = w
+        rs = view.ruleset
+        self.grande = rs.variant == "grande"
+        self.score_of: Callable[[int], int] = rs.score_of
+        pool = unseen_values(view)
+        counts: dict[int, int] = {}
+        for v in pool:
+            counts[v] = counts.get(v, 0) + 1
+        self.mean = sum(rs.score_of(v) * c for v, c in counts.items()) / len(pool)
+        self.dist = [(v, c / len(pool)) for v, c in sorted(counts.items())]
+        self.board = Board.from_view(view)
+        self.deck_open = view.deck_size > 0 or view.discard_size > 1
+        last_turn = view.ender is not None
+        others = [self.seat_estimate(s) for s in range(view.players) if s != view.seat]
+        self.others_min = min(others) if others else 0.0
+        ahead = self.seat_estimate(view.seat) < self.others_min
+        self.hope = 0.0 if last_turn else w.hope
+        self.tempo = 0.0 if last_turn else (w.tempo_ahead if ahead else w.tempo_behind)
+        # Past its patience a trailing bot no longer holds its last closed card back: bots
+        # that all trail (by their own estimates) must not keep a round going for ever.
+        self.can_trigger = (
+            view.ender is None and self.board.closed_own() > 0 and view.turn <= w.patience * view.players
+        )
+        self._base: Base | None = None
+        self._next_runs: dict[int, float] = {}
+        self._next_base: Base | None = None
+
+    # ------------------------------------------------------------ rating parts
+
+    def est(self, cell: Cell) -> float:
+        if cell is None:
+            return 0.0
+        v = cell[0]
+        return self.mean if v is None else self.score_of(v)
+
+    def seat_estimate(self, seat: int) -> float:
+        """A seat's expected round score as this bot sees it (unknown cards at the mean)."""
+        v = self.view
+        if self.grande:
+            return fsum(self.est(None if cv is None else (cv.value, cv.up)) for row in v.displays[seat] for cv in row)
+        cells = [cv for d in v.displays for row in d for cv in row]
+        return fsum(
+            self.est(None if cells[p] is None else (cells[p].value, cells[p].up))  # type: ignore[union-attr]
+            for p in area_cells(v.players, seat)
+        )
+
+    def line_hope(self, board: Board, line_id: int) -> float:
+        """Points a line could clear soon: the best window of three with two matching faces up."""
+        cells = board.cells
+        f: list[int | None] = []
+        for p in board.lines[line_id]:
+            c = cells[p]
+            f.append(_HOLE if c is None else (c[0] if c[1] else None))
+        key = tuple(f)
+        got = self._hopes.get(key)
+        if got is None:
+            got = self._hopes[key] = self._window_hope(f)
+        return got
+
+    def _window_hope(self, f: list[int | None]) -> float:
+        best = 0.0
+        for i in range(len(f) - 2):
+            a, b, c = f[i], f[i + 1], f[i + 2]
+            if _HOLE in (a, b, c):
+                continue
+            share = 1.0
+            if a is None:
+                if b is None or c is None:
+                    continue
+                x, y = b, c
+            elif b is None:
+                if c is None:
+                    continue
+                x, y = a, c
+            elif c is None:
+                x, y = a, b
+            else:  # three faces up and no run: the odd card would have to be replaced
+                share = self.w.hope_open
+                if _fits(a, b):
+                    x, y = a, b
+                elif _fits(b, c):
+                    x, y = b, c
+                elif _fits(a, c):
+                    x, y = a, c
+                else:
+                    continue
+            if x == JOKER:
+                x = y
+            elif y != JOKER and x != y:
+                continue
+            v = 0 if x == JOKER else self.score_of(x)  # type: ignore[arg-type]
+            gain = 3.0 * v * share if v > 0 else 0.0
+            if gain > best:
+                best = gain
+        return best
+
+    def combine(self, score: float, pot: float, closed: int) -> float:
+        v = score - self.hope * pot + self.tempo * closed
+        if self.can_trigger and closed <= 0:
+            if score + self.w.end_margin < self.others_min:
+                v -= self.w.end_bonus
+            else:
+                v += max(score, 0.0) + self.w.end_penalty
+        return v
+
+    def rate(self, board: Board, closed_adj: int = 0) -> float:
+        return Base(self, board, closed_adj).value
+
+    @property
+    def base(self) -> Base:
+        if self._base is None:
+            self._base = Base(self, self.board)
+        return self._base
+
+    # ------------------------------------------------------------ one change
+
+    def set_value(self, base: Base, pos: int, cell: Cell, closed_adj: int = 0) -> float:
+        """The rating after the cell at `pos` becomes `cell` (and any runs that makes are cleared)."""
+        b = base.board
+        old = b.cells[pos]
+        if cell is not None and cell[1] and cell[0] is not None and _may_run(base, pos, old, cell[0]):
+            b.cells[pos] = cell
+            run = b.has_run(b.lines_at[pos])
+            b.cells[pos] = old
+            if run:
+                b2 = b.copy()
+                b2.cells[pos] = cell
+                b2.resolve([pos])
+                return self.rate(b2, closed_adj + base.closed - b.closed_own())
+        score = base.score
+        if pos in base.mine:
+            score += self.est(cell) - self.est(old)
+        closed = base.closed + closed_adj
+        if pos in base.own:
+            closed += (cell is not None and not cell[1]) - (old is not None and not old[1])
+        pot = base.pot
+        b.cells[pos] = cell
+        for i in b.lines_at[pos]:
+            if i in base.pots:
+                pot += self.line_hope(b, i) - base.pots[i]
+        b.cells[pos] = old
+        return self.combine(score, pot, closed)
+
+    def place_value(self, base: Base, pos: int, value: int, discards_old: bool = True) -> float:
+        v = self.set_value(base, pos, (value, True))
+        if discards_old:
+            v += base.feed_old(self)[pos]
+        return v
+
+    def best_place(self, base: Base, value: int) -> tuple[float, int]:
+        """The best cell of the bot's area for a card of `value`, and its rating."""
+        best = float("inf")
+        at = -1
+        for pos in base.board.cards_mine():
+            v = self.place_value(base, pos, value)
+            if v < best:
+                best, at = v, pos
+        return best, at
+
+    def turn_up_adj(self, base: Base) -> int:
+        """-1 when a discard's forced turn-up (R15, R21, R23) will close one of the seat's own cards."""
+        return -1 if base.closed > 0 else 0
+
+    def discard_value(self, base: Base, value: int) -> float:
+        """The rating after discarding a deck card of `value` (Grande: with its action, R22-R24)."""
+        b = base.board
+        if self.grande and value == REFRESH:
+            if not self.deck_open:
+                return base.value + self.feed(value)
+            opens = [p for p in b.cards_mine() if b.cells[p][1]]  # type: ignore[index]
+            if not opens:
+                return base.value + self.feed(value)
+            feed = base.feed_old(self)
+            return min(self.set_value(base, p, (None, False)) + feed[p] for p in opens)
+        closed_cards = [p for p in b.cards_mine() if not b.cells[p][1]]  # type: ignore[index]
+        if not closed_cards:
+            return base.value + self.feed(value)
+        v = self.combine(base.score, base.pot, base.closed + self.turn_up_adj(base)) - self.w.reveal_info
+        if self.grande and len(closed_cards) >= max(2, self.w.peek_min_closed):
+            if value == PEEK_ONE:
+                v -= self.w.peek_one
+            elif value == PEEK_VALUE:
+                v -= self.w.peek_per_card * min(self.most_closed_in_line(b), len(closed_cards) - 1)
+        return v + self.feed(value)
+
+    def most_closed_in_line(self, b: Board) -> int:
+        best = 0
+        for line in b.lines:
+            n = sum(1 for p in line if b.cells[p] is not None and not b.cells[p][1] and b.cells[p][0] is None)  # type: ignore[index]
+            best = max(best, n)
+        return best
+
+    def deck_gain(self, base: Base) -> float:
+        """What a card from the deck is worth on average: the best use of each value, weighted."""
+        total = 0.0
+        places = base.board.cards_mine()
+        feed = base.feed_old(self)
+        for u, p in self.dist:
+            best = self.discard_value(base, u)
+            cell = (u, True)
+            for pos in places:
+                v = self.set_value(base, pos, cell) + feed[pos]
+                if v < best:
+                    best = v
+            total += p * (base.value - best)
+        return total
+
+    # ------------------------------------------------------------ the next seat
+
+    def feed(self, value: int | None) -> float:
+        """What leaving a card of `value` on top of the discard pile gives the next seat."""
+        if value is None:
+            return 0.0
+        low = self.mean - 2.0 - self.score_of(value)
+        cost = self.w.feed_low * low if low > 0 else 0.0
+        return cost + self.w.feed_run * self.next_run(value)
+
+    def next_run(self, value: int) -> float:
+        """Points the next seat could clear by placing a card of `value` (runs only)."""
+        got = self._next_runs.get(value)
+        if got is not None:
+            return got
+        if self._next_base is None:
+            v = self.view
+            self._next_base = Base(self, Board.from_view(v, (v.seat + 1) % v.players))
+        nb = self._next_base
+        b = nb.board
+        best = 0.0
+        cell = (value, True)
+        for pos in b.cards_mine():
+            old = b.cells[pos]
+            if not _may_run(nb, pos, old, value):
+                continue
+            b.cells[pos] = cell
+            run = b.has_run(b.lines_at[pos])
+            b.cells[pos] = old
+            if not run:
+                continue
+            b2 = b.copy()
+            b2.cells[pos] = cell
+            b2.resolve([pos])
+            before = nb.score - self.est(old) + self.score_of(value)
+            after = fsum(self.est(b2.cells[p]) for p in b2.mine)
+            best = max(best, before - after)
+        self._next_runs[value] = best
+        return best
+
+
+def _fits(a: int | None, b: int | None) -> bool:
+    return a == b or a == JOKER or b == JOKER
+
+
+def _may_run(base: Base, pos: int, old: Cell, value: int) -> bool:
+    """A cheap necessary condition for a card of `value` at `pos` to make a run: some line
+    through `pos` shows two more faces that match it (its value or Jokers)."""
+    old_face = old[0] if old is not None and old[1] else None
+    lines = base.line_vals
+    for i in base.board.lines_at[pos]:
+        counts = lines[i]
+        if value == JOKER:
+            n = sum(counts.values()) - counts.get(None, 0)
+        else:
+            n = counts.get(value, 0) + counts.get(JOKER, 0)
+            if old_face is not None and (old_face == value or old_face == JOKER):
+                n -= 1
+        if value == JOKER and old_face is not None:
+            n -= 1
+        if n >= 2:
+            return True
+    return False
+
+
+class GreedyBot(Bot):
+    """Plays the move its rating likes best; ties are broken by its own seeded stream."""
+
+    name = "greedy"
+
+    def __init__(self, seed: bytes, weights: Weights | None = None) -> None:
+        super().__init__(seed)
+        self.w = weights or Weights()
+        self._hopes: dict[tuple[int | None, ...], float] = {}  # line faces -> hope, for speed
+        self._hopes_rules: object = None
+
+    # ------------------------------------------------------------ interface
+
+    def choose(self, view: SeatView, legal: Sequence[Move]) -> Move:
+        if len(legal) == 1:
+            return legal[0]
+        kind = view.decision.kind if view.decision is not None else ""
+        judge = self._judge(view)
+        if kind in ("reveal", "turn_up"):
+            return self._best(legal, lambda m: self._turn_up(judge, m))
+        if kind in ("draw", "draw_second"):
+            return self._draw(judge, legal)
+        if kind == "play":
+            return self._play(judge, legal)
+        if kind == "peek_line":
+            return self._best(legal, lambda m: -self._line_unknown(judge, m))
+        if kind == "peek_card":
+            return self._best(legal, lambda m: -self._card_interest(judge, m))
+        if kind == "replace_open":
+            return self._best(legal, lambda m: self._replace_open(judge, m))
+        if kind == "place_given":
+            base = judge.base
+            return self._best(legal, lambda m: judge.place_value(
+                base, base.board.pos(m.at), m_value(view, m), discards_old=False))  # type: ignore[union-attr]
+        if kind == "exchange":
+            return self._exchange(judge, legal)
+        return self.pick(legal)
+
+    def knocks(self, view: SeatView) -> bool:
+        if not view.hand:
+            return False
+        value = view.hand[0].value
+        if view.ruleset.score_of(value) > self.w.knock_max:
+            return False
+        judge = self._judge(view)
+        base = judge.base
+        best, _ = judge.best_place(base, value)
+        return base.value - best >= self.w.knock_gain
+
+    # ------------------------------------------------------------ choosing
+
+    def _judge(self, view: SeatView) -> Judge:
+        if len(self._hopes) > 200_000 or (self._hopes and self._hopes_rules is not view.ruleset):
+            self._hopes.clear()
+        self._hopes_rules = view.ruleset
+        return Judge(view, self.w, self._hopes)
+
+    def _best(self, legal: Sequence[Move], rate: Callable[[Move], float]) -> Move:
+        best = float("inf")
+        tied: list[Move] = []
+        for m in legal:
+            v = rate(m)
+            if v < best - 1e-9:
+                best = v
+                tied = [m]
+            elif v <= best + 1e-9:
+                tied.append(m)
+        return tied[0] if len(tied) == 1 else self.pick(tied)
+
+    def _turn_up(self, judge: Judge, m: Move) -> float:
+        assert isinstance(m, TurnUp)
+        base = judge.base
+        pos = base.board.pos(m.at)
+        cell = base.board.cells[pos]
+        if cell is not None and cell[0] is not None:  # a card the bot peeked at (R23)
+            return judge.set_value(base, pos, (cell[0], True))
+        total = 0.0
+        for u, p in judge.dist:
+            total += p * judge.set_value(base, pos, (u, True))
+        return total - judge.w.reveal_info
+
+    def _draw(self, judge: Judge, legal: Sequence[Move]) -> Move:
+        view = judge.view
+        base = judge.base
+        cards = 1
+        if judge.grande and view.decision is not None and view.decision.kind == "draw" and base.board.closed_own() != 1:
+            cards = 2  # R20
+        gains: list[tuple[float, Move]] = []
+        deck = 0.0
+        if any(isinstance(m, DrawFromDeck) for m in legal):
+            deck = judge.deck_gain(base)
+            gains.append((deck * cards, DrawFromDeck()))
+        if any(isinstance(m, TakeDiscard) for m in legal) and view.discard_top is not None:
+            top = view.discard_top.value
+            assert top is not None
+            best, _ = judge.best_place(base, top)
+            gains.append((base.value - best + deck * (cards - 1), TakeDiscard()))
+        for m in legal:
+            if isinstance(m, Swap):
+                g = self._swap_gain(judge, m)
+                if g is not None:
+                    gains.append((g, m))
+        top_gain = max(g for g, _ in gains)
+        tied = [m for g, m in gains if g >= top_gain - 1e-9]
+        return tied[0] if len(tied) == 1 else self.pick(tied)
+
+    def _swap_gain(self, judge: Judge, m: Swap) -> float | None:
+        """A Swap (R26) is worth playing only when it makes a run; None when it does not."""
+        base = judge.base
+        b = base.board
+        pa, pb = b.pos(m.a), b.pos(m.b)
+        ca, cb = b.cells[pa], b.cells[pb]
+        if ca is None or cb is None or not (ca[1] or cb[1]) or ca == cb:
+            return None
+        b.cells[pa], b.cells[pb] = cb, ca
+        run = b.has_run(b.lines_at[pa] + b.lines_at[pb])
+        b.cells[pa], b.cells[pb] = ca, cb
+        if not run:
+            return None
+        b2 = b.copy()
+        b2.cells[pa], b2.cells[pb] = cb, ca
+        b2.resolve([pa, pb])
+        adj = -1 if b2.closed_own() > 0 else 0
+        return base.value - (judge.rate(b2, adj) - judge.w.reveal_info * (adj != 0))
+
+    def _play(self, judge: Judge, legal: Sequence[Move]) -> Move:
+        view = judge.view
+        base = judge.base
+        values = {h.card: h.value for h in view.hand}
+        rated: list[tuple[float, int, Move]] = []
+        for i, m in enumerate(legal):
+            rated.append((self._play_value(judge, base, m, values), i, m))
+        if not (judge.grande and len(view.hand) == 2):
+            best = min(v for v, _, _ in rated)
+            tied = [m for v, _, m in rated if v <= best + 1e-9]
+            return tied[0] if len(tied) == 1 else self.pick(tied)
+        # Two cards in hand (R20, R21): rate the first move by the best follow-up with the other.
+        order = sorted(rated, key=lambda t: (t[0], t[1]))
+        chosen = [t for t in order[: self.w.candidates]]
+        firsts = {t[1] for t in chosen}
+        for h in view.hand:  # dodging (R21): the first card where the second will go best
+            other = next(o for o in view.hand if o.card != h.card)
+            _, at = judge.best_place(base, other.value)
+            for t in rated:
+                m = t[2]
+                if isinstance(m, Place) and m.card == h.card and base.board.pos(m.at) == at and t[1] not in firsts:
+                    chosen.append(t)
+                    firsts.add(t[1])
+        best = float("inf")
+        tied: list[Move] = []
+        for _, _, m in sorted(chosen, key=lambda t: t[1]):
+            v = self._two_deep(judge, base, m, values)
+            if v < best - 1e-9:
+                best, tied = v, [m]
+            elif v <= best + 1e-9:
+                tied.append(m)
+        return tied[0] if len(tied) == 1 else self.pick(tied)
+
+    def _play_value(self, judge: Judge, base: Base, m: Move, values: dict[int, int]) -> float:
+        if isinstance(m, Place):
+            return judge.place_value(base, base.board.pos(m.at), values[m.card])
+        if isinstance(m, Discard):
+            return judge.discard_value(base, values[m.card])
+        if isinstance(m, Give):
+            return self._give_value(judge, base, m)
+        return base.value
+
+    def _two_deep(self, judge: Judge, base: Base, m: Move, values: dict[int, int]) -> float:
+        """The first card's move, then the best play of the second card on the board it leaves."""
+        view = judge.view
+        card = m.card  # type: ignore[union-attr]
+        second = next(h for h in view.hand if h.card != card)
+        b = base.board
+        extra = 0.0
+        adj = 0
+        if isinstance(m, Place):
+            pos = b.pos(m.at)
+            b1 = b.copy()
+            b1.cells[pos] = (values[card], True)
+            b1.resolve([pos])
+            extra = base.feed_old(judge)[pos]
+        else:
+            value = values[card]
+            if judge.grande and value == REFRESH and judge.deck_open and any(
+                    b.cells[p][1] for p in b.cards_mine()):  # type: ignore[index]
+                feed = base.feed_old(judge)
+                opens = [p for p in b.cards_mine() if b.cells[p][1]]  # type: ignore[index]
+                pos = min(opens, key=lambda p: judge.set_value(base, p, (None, False)) + feed[p])
+                b1 = b.copy()
+                b1.cells[pos] = (None, False)
+                extra = feed[pos]
+            else:
+                b1 = b
+                refresh = judge.grande and value == REFRESH  # a 13 with no target: no turn-up (R22, R24)
+                adj = judge.turn_up_adj(base) if not refresh and any(
+                    not b.cells[p][1] for p in b.cards_mine()) else 0  # type: ignore[index]
+                # What the discard's rating holds beyond the board: peeks, reveal, the gift.
+                extra = judge.discard_value(base, value) - judge.combine(
+                    base.score, base.pot, base.closed + adj)
+        base1 = Base(judge, b1, adj)
+        options = [judge.place_value(base1, p, second.value) for p in b1.cards_mine()]
+        if second.from_deck:
+            options.append(judge.discard_value(base1, second.value))
+        if not options:  # Our ruling E2: the discard-pile card goes back
+            options.append(base1.value)
+        return min(options) + extra
+
+    def _give_value(self, judge: Judge, base: Base, m: Give) -> float:
+        """ALLEGRA R16: giving lets the bot take the best card of the knocker's area (or the gift)."""
+        view = judge.view
+        gift = view.hand[0].value
+        takeable = {gift}
+        for slot in view.area(m.to):
+            cv = view.card_at(slot)
+            if cv is not None and cv.up and cv.value is not None:
+                takeable.add(cv.value)
+        best = min(judge.best_place(base, z)[0] for z in sorted(takeable))
+        return best + judge.w.give_cost
+
+    def _line_unknown(self, judge: Judge, m: Move) -> float:
+        assert isinstance(m, PeekLine)
+        d = judge.view.displays[judge.view.seat]
+        if m.axis == "row":
+            cells = list(d[m.index])
+        else:
+            cells = [row[m.index] for row in d]
+        return float(sum(1 for cv in cells if cv is not None and not cv.up and cv.value is None))
+
+    def _card_interest(self, judge: Judge, m: Move) -> float:
+        """A closed card is most worth a look when face-up cards in its lines could pair with it."""
+        assert isinstance(m, PeekCard)
+        b = judge.board
+        pos = b.pos(m.at)
+        cell = b.cells[pos]
+        if cell is None or cell[0] is not None:
+            return -1.0
+        return float(sum(1 for i in b.lines_at[pos] for q in b.lines[i]
+                         if q != pos and b.cells[q] is not None and b.cells[q][1]))  # type: ignore[index]
+
+    def _replace_open(self, judge: Judge, m: Move) -> float:
+        assert isinstance(m, ReplaceOpen)
+        base = judge.base
+        pos = base.board.pos(m.at)
+        return judge.set_value(base, pos, (None, False)) + base.feed_old(judge)[pos]
+
+    def _exchange(self, judge: Judge, legal: Sequence[Move]) -> Move:
+        """ALLEGRA R16: take Z (face up) at W, W is discarded, the knocker's Y fills Z's hole.
+
+        Up to 15 x 15 pairs are offered; a quick rating (Z put at W, Y put at
+        Z's place, no runs) picks the few worth simulating in full.
+        """
+        view = judge.view
+        base = judge.base
+        b = base.board
+        held = view.knock[2] if view.knock is not None else None
+        y_est = judge.est(None if held is None else (held.value, True))
+        feed = base.feed_old(judge)
+        quick: list[tuple[float, int, Exchange]] = []
+        for i, m in enumerate(legal):
+            assert isinstance(m, Exchange)
+            take, at = b.pos(m.take), b.pos(m.at)
+            z = b.cells[take]
+            v = judge.set_value(base, at, (None if z is None else z[0], True)) + feed[at]
+            if take in base.mine:
+                v += y_est - judge.est(z)
+            quick.append((v, i, m))
+        quick.sort(key=lambda t: (t[0], t[1]))
+        best = float("inf")
+        tied: list[Move] = []
+        for _, _, m in sorted(quick[: self.w.candidates * 2], key=lambda t: t[1]):
+            v = self._exchange_value(judge, m)
+            if v < best - 1e-9:
+                best, tied = v, [m]
+            elif v <= best + 1e-9:
+                tied.append(m)
+        return tied[0] if len(tied) == 1 else self.pick(tied)
+
+    def _exchange_value(self, judge: Judge, m: Exchange) -> float:
+        view = judge.view
+        base = judge.base
+        b = base.board.copy()
+        take, at = b.pos(m.take), b.pos(m.at)
+        z = b.cells[take]
+        w = b.cells[at]
+        b.cells[take] = None
+        b.cells[at] = (None if z is None else z[0], True)
+        b.resolve([at])
+        held = view.knock[2] if view.knock is not None else None
+        if held is not None:
+            b.cells[take] = (held.value, True)
+            b.resolve([take])
+        feed = judge.feed(w[0]) if w is not None else 0.0
+        return judge.rate(b) + feed
+
+
+def m_value(view: SeatView, m: Move) -> int:
+    """The value of the card a Place move puts down: the given card (R16) or a hand card."""
+    assert isinstance(m, Place)
+    if view.knock is not None and view.knock[1].card == m.card:
+        return view.knock[1].value
+    for h in view.hand:
+        if h.card == m.card:
+            return h.value
+    raise ValueError(f"card #{m.card} is neither in hand nor given")
+
+
+__all__ = ["GreedyBot", "Weights", "Judge"]
