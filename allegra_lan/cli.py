@@ -37,15 +37,75 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
     sim = SimulateArgs(
         variant=args.variant, players=args.players, games=args.games, seed=args.seed,
-        bots=parse_bots(args.bots),
+        bots=parse_bots(args.bots), out=args.out,
     )
     try:
         summary = simulate(sim)
     except SimulateError as e:
         raise UsageError(args.prog, str(e)) from None
     sys.stdout.write(format_summary(summary))
+    if args.out is not None:
+        sys.stdout.write(f"\nwrote {args.games} signed replay{'s' if args.games != 1 else ''} to {args.out}\n")
     sys.stdout.flush()
     return 0
+
+
+def _cmd_id(args: argparse.Namespace) -> int:
+    from allegra_lan.log.identity import IdentityError, config_dir, load_or_create
+
+    try:
+        ident, made = load_or_create()
+    except IdentityError as e:
+        raise UsageError(args.prog, str(e)) from None
+    if made:
+        print(f"made a new key pair in {config_dir()}", file=sys.stderr)
+    print(ident.fingerprint)
+    if args.verbose:
+        print(f"public key: {ident.public.hex()}")
+        print(f"key file:   {config_dir() / 'identity.key'}")
+    return 0
+
+
+def _tool(module: str, run: str) -> Callable[[argparse.Namespace], int]:
+    """A handler that imports its tool only when it runs (start-up stays quick)."""
+
+    def handler(args: argparse.Namespace) -> int:
+        import importlib
+
+        tool = importlib.import_module(f"allegra_lan.tools.{module}")
+        return int(getattr(tool, run)(args, sys.stdout, sys.stderr))
+
+    return handler
+
+
+def _add_tools(sub: argparse._SubParsersAction) -> None:
+    from allegra_lan.tools import diff, export, render, standings, verify
+
+    replay = sub.add_parser(
+        "replay", help="verify, show, export and rank replay files",
+        description="Tools for finished (or cut-short) games kept as .allegra replay files.",
+    )
+    replay.set_defaults(prog="allegra replay")
+    rsub = replay.add_subparsers(dest="tool", metavar="tool")
+    for name, mod, add, run, text in (
+        ("verify", verify, verify.add_verify_arguments, "run_verify",
+         "check signatures, chain, seed ceremony, every move and the header's result"),
+        ("show", render, render.add_show_arguments, "run_show",
+         "the table as text at any point, as one seat saw it or with every card"),
+        ("export", export, export.add_export_arguments, "run_export",
+         "one JSON object per event (decoded, with the state hash after it)"),
+        ("standings", standings, standings.add_standings_arguments, "run_standings",
+         "players ranked over many games (games that do not verify are left out)"),
+    ):
+        p = rsub.add_parser(name, help=text, description=text[0].upper() + text[1:] + ".")
+        add(p)
+        p.set_defaults(handler=_tool(mod.__name__.rsplit(".", 1)[1], run), prog=f"allegra replay {name}")
+    d = sub.add_parser("diff", help="where two event logs of one game part",
+                       description="The first seq where two logs part, both events side by side, "
+                                   "what differs in the state there, and what follows. "
+                                   "Exit 0 same, 1 different, 2 unreadable.")
+    diff.add_diff_arguments(d)
+    d.set_defaults(handler=_tool("diff", "run_diff"), prog="allegra diff")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -75,7 +135,18 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--bots", default="greedy", metavar="NAMES",
                      help="a bot name per seat, comma separated, or one name for all seats "
                           "(greedy, random; default: greedy)")
+    sim.add_argument("--out", metavar="DIR",
+                     help="also write each game's signed log as a replay file in DIR")
     sim.set_defaults(handler=_cmd_simulate, prog="allegra simulate")
+
+    ident = sub.add_parser(
+        "id", help="show this player's key fingerprint (made on first use)",
+        description="Print the fingerprint of this player's Ed25519 key, kept in "
+                    "$XDG_CONFIG_HOME/allegra-lan/identity.key (mode 0600; made on first use).",
+    )
+    ident.add_argument("-v", "--verbose", action="store_true", help="also the public key and the key file")
+    ident.set_defaults(handler=_cmd_id, prog="allegra id")
+    _add_tools(sub)
     return parser
 
 
@@ -91,7 +162,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise UsageError(getattr(args, "prog", "allegra"), f"unrecognized arguments: {' '.join(extra)}")
         handler: Callable[[argparse.Namespace], int] | None = getattr(args, "handler", None)
         if handler is None:
-            raise UsageError("allegra", "choose a command: simulate (see allegra --help)")
+            prog = getattr(args, "prog", "allegra")
+            if prog == "allegra replay":
+                raise UsageError(prog, "choose a tool: verify, show, export or standings")
+            raise UsageError("allegra", "choose a command: simulate, id, replay or diff (see allegra --help)")
         return handler(args)
     except UsageError as e:
         print(f"{e.prog}: error: {e.message}", file=sys.stderr)

@@ -13,12 +13,15 @@ import hashlib
 from dataclasses import dataclass
 from typing import Sequence
 
-from .log.ceremony import Genesis, SeatInfo, commitment
+from nacl.signing import SigningKey
+
+from .log.ceremony import Genesis, SeatInfo, commitment, derive_seed
 from .log.envelope import Event, sign_event
 from .log.identity import Identity, fingerprint
 from .log.knock import sign_knock
-from .log.replay import ReplayWriter
+from .log.replay import FORMAT, ReplayWriter
 from .rules import Ruleset, State, to_act, winners
+from .rules.rng import seed_from_number
 from .rules.moves import Give, Move
 from .table import Table, move_body
 
@@ -30,9 +33,45 @@ class Player:
 
 
 def derived(label: str, *parts: object) -> bytes:
-    """32 bytes derived from a label and parts: bot keys, nonces and game ids for simulate."""
+    """32 bytes derived from a label and parts (tests and benchmarks name their keys so)."""
     text = "/".join(str(p) for p in parts)
     return hashlib.blake2b(f"allegra-lan/{label}/{text}".encode(), digest_size=32).digest()
+
+
+@dataclass(frozen=True)
+class SimulatedSetup:
+    """Everything a simulated game needs to be reproducible: its id, nonces and bot keys."""
+
+    game_id: bytes
+    nonces: tuple[bytes, ...]
+    identities: tuple[Identity, ...]
+
+    @property
+    def seed(self) -> bytes:
+        """The game seed the ceremony with these nonces gives (PROTOCOL.md)."""
+        return derive_seed(self.game_id, list(self.nonces))
+
+
+def simulated_setup(number: int, game: int, seats: int) -> SimulatedSetup:
+    """Game `game` of `allegra simulate --seed number`: a seed ceremony made from the number.
+
+    The game id and nonces are keyed BLAKE2b under `seed_from_number(number, game)`,
+    each seat's bot key under `seed_from_number(number, 0)` so that a seat is one
+    player over the series (PROTOCOL.md, "Simulated games"); a simulation and its
+    replays are the same byte for byte.
+    """
+    base = seed_from_number(number, game)
+    series = seed_from_number(number, 0)  # a seat's bot keeps its key over the whole series
+
+    def part(key: bytes, label: str, size: int = 32) -> bytes:
+        return hashlib.blake2b(label.encode(), key=key, digest_size=size).digest()
+
+    return SimulatedSetup(
+        game_id=part(base, "allegra-lan/simulate/game", 16),
+        nonces=tuple(part(base, f"allegra-lan/simulate/nonce/{i}") for i in range(seats)),
+        identities=tuple(Identity(SigningKey(part(series, f"allegra-lan/simulate/key/{i}")))
+                         for i in range(seats)),
+    )
 
 
 class LocalGame:
@@ -104,3 +143,26 @@ def result_tags(state: State) -> dict[str, str]:
 
 def seat_tags(players: Sequence[Player]) -> dict[str, str]:
     return {f"Seat{i}": f"{p.name} {fingerprint(p.identity.public)}" for i, p in enumerate(players)}
+
+
+def log_tags(table: Table) -> dict[str, str]:
+    """The header tags a log determines: what writers should put and what verify checks.
+
+    Variant, Players, Game, Table and Seat0..SeatN-1 come from the genesis;
+    Result (and Winners) from the final state, or Result `*` while unfinished."""
+    tags: dict[str, str] = {"Format": FORMAT}
+    if table.genesis is None or table.game is None:
+        tags["Result"] = "*"
+        return tags
+    g = table.genesis
+    tags["Variant"] = str(g.ruleset.get("variant"))
+    tags["Players"] = str(len(g.seats))
+    tags["Game"] = table.game.hex()
+    tags["Table"] = g.table
+    for i, s in enumerate(g.seats):
+        tags[f"Seat{i}"] = f"{s.name} {fingerprint(s.key)}"
+    if table.state is not None and to_act(table.state) is None:
+        tags.update(result_tags(table.state))
+    else:
+        tags["Result"] = "*"
+    return tags

@@ -1,17 +1,24 @@
 """`allegra simulate`: many bot games from one seed, summed up per seat and overall.
 
-Game g is dealt from `seed_from_number(S, g)`, and every figure is printed
-with a fixed number of decimals, so the same arguments print the same text
-byte for byte on every machine (no timing, no Python `random`).
+Game g is a seed ceremony made from `seed_from_number(S, g)` (bot keys, nonces
+and game id: `local.simulated_setup`), and every figure is printed with a
+fixed number of decimals, so the same arguments print the same text byte for
+byte on every machine (no timing, no Python `random`). With `--out DIR` each
+game is also played through its signed log and written as a replay file.
 """
 
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
 from allegra_lan.bots.driver import ACTION_VALUES, GameStats, play_game
 from allegra_lan.bots.registry import bot_names
-from allegra_lan.rules.rng import seed_from_number
+from allegra_lan.local import LocalGame, Player, SimulatedSetup, log_tags, simulated_setup
+from allegra_lan.log.replay import ReplayWriter
 from allegra_lan.rules.ruleset import Ruleset, RulesetError, ruleset_for
 
 
@@ -26,6 +33,7 @@ class SimulateArgs:
     games: int = 10
     seed: int = 1
     bots: tuple[str, ...] = ("greedy",)  # one name per seat, or one name for every seat
+    out: str | None = None  # a directory for one signed replay per game
 
 
 @dataclass
@@ -108,10 +116,38 @@ def simulate(args: SimulateArgs) -> Summary:
     ruleset, names = check(args)
     summary = Summary(ruleset, args, [SeatSummary(i, n) for i, n in enumerate(names)])
     for g in range(args.games):
-        seed = seed_from_number(args.seed, g)
-        _, stats = play_game(ruleset, args.players, seed, names)
+        setup = simulated_setup(args.seed, g, args.players)
+        if args.out is None:
+            _, stats = play_game(ruleset, args.players, setup.seed, names)
+        else:
+            stats = _recorded_game(ruleset, args, g, names, setup)
         summary.add(stats)
     return summary
+
+
+def replay_path(args: SimulateArgs, g: int) -> Path:
+    assert args.out is not None
+    return Path(args.out) / f"{args.variant}-{args.players}p-seed{args.seed}-game{g + 1:03d}.allegra"
+
+
+def _recorded_game(ruleset: Ruleset, args: SimulateArgs, g: int, names: Sequence[str],
+                   setup: SimulatedSetup) -> GameStats:
+    """Play game g through its signed log, written (and flushed) as it goes."""
+    players = [Player(f"{name}-{seat}", setup.identities[seat]) for seat, name in enumerate(names)]
+    path = replay_path(args, g)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        writer = ReplayWriter(path, {"Event": f"allegra simulate --seed {args.seed}, game {g + 1}",
+                                     "Site": "allegra-lan", "Date": time.strftime("%Y.%m.%d", time.gmtime()),
+                                     "Round": str(g + 1)}, fsync=False)
+    except OSError as e:
+        raise SimulateError(f"cannot write {path}: {e.strerror or e}") from None
+    game = LocalGame(ruleset, players, game_id=setup.game_id, nonces=setup.nonces,
+                     table_name=f"simulate {args.seed}", writer=writer)
+    writer.tags.update(log_tags(game.table))
+    _, stats = play_game(ruleset, args.players, setup.seed, names, record=game)
+    writer.finish(log_tags(game.table))
+    return stats
 
 
 def _per(count: int, of: int) -> str:

@@ -20,13 +20,13 @@ from pathlib import Path
 
 from nacl.signing import VerifyKey
 
-from allegra_lan.local import LocalGame, Player, derived, result_tags, seat_tags
+from allegra_lan.local import LocalGame, Player, derived, log_tags, result_tags, seat_tags
 from allegra_lan.log.envelope import decode_event
 from allegra_lan.log.identity import Identity
 from allegra_lan.log.replay import ReplayWriter, read_replay
 from allegra_lan.rules import legal_moves, ruleset_for, to_act
 from allegra_lan.rules.rng import Stream
-from allegra_lan.tools.verify import log_tags, verify_file, verify_many
+from allegra_lan.tools.verify import verify_file, verify_many
 
 
 def make_game(directory: Path, g: int, variant: str = "allegra", n: int = 6) -> Path:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
+from allegra_lan.local import LocalGame
 from allegra_lan.rules.effects import Cleared, Discarded, Given
 from allegra_lan.rules.engine import apply, legal_moves, new_game, to_act, winners
 from allegra_lan.rules.moves import Give, Move, describe_move
@@ -85,12 +86,23 @@ def offered_moves(state: State, bots: Sequence[Bot], stats: GameStats | None = N
 
 def play_game(
     ruleset: Ruleset, players: int, seed: bytes, bots: Sequence[Bot | str],
+    record: LocalGame | None = None,
 ) -> tuple[State, GameStats]:
-    """A whole game from the seed to its end; returns the final state and its statistics."""
+    """A whole game from the seed to its end; returns the final state and its statistics.
+
+    With `record` (a signed game whose ceremony gave `seed`), every move is
+    signed by its seat and folded through the game's Table instead of applied
+    directly, so the log (and its replay file) is the game that was played.
+    """
     if len(bots) != players:
         raise ValueError(f"{len(bots)} bots for {players} players")
     seats = make_bots(bots, seed)
-    state = new_game(ruleset, players, seed)
+    if record is not None:
+        if record.table.seed != seed:
+            raise ValueError("the recorded game was seeded differently")
+        state = record.state
+    else:
+        state = new_game(ruleset, players, seed)
     stats = GameStats(players=players, variant=ruleset.variant)
     while True:
         decision = to_act(state)
@@ -109,7 +121,11 @@ def play_game(
                 f"{describe_move(move)} ({decision})"
             )
         before = state
-        state = apply(state, move)
+        if record is not None:
+            record.submit(move)
+            state = record.state
+        else:
+            state = apply(state, move)
         stats.moves += 1
         _count(stats, before, state)
     stats.totals = tuple(state.totals)

@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, Sequence, TextIO
 
-from allegra_lan.local import result_tags
+from allegra_lan.local import log_tags, result_tags
 from allegra_lan.log.envelope import decode_event
 from allegra_lan.log.identity import fingerprint
-from allegra_lan.log.replay import FORMAT, Replay, ReplayError, parse_replay
+from allegra_lan.log.replay import Replay, ReplayError, parse_replay
 from allegra_lan.rules import ruleset_from_dict, to_act
 from allegra_lan.table import Fork, Table
 from allegra_lan.tools import (
@@ -57,29 +57,6 @@ class Verdict:
     @property
     def unfinished(self) -> bool:
         return self.ok and not self.finished
-
-
-def log_tags(table: Table) -> dict[str, str]:
-    """The header tags a log determines: what writers should put and what verify checks.
-
-    Variant, Players, Game, Table and Seat0..SeatN-1 come from the genesis;
-    Result (and Winners) from the final state, or Result `*` while unfinished."""
-    tags: dict[str, str] = {"Format": FORMAT}
-    if table.genesis is None or table.game is None:
-        tags["Result"] = "*"
-        return tags
-    g = table.genesis
-    tags["Variant"] = str(g.ruleset.get("variant"))
-    tags["Players"] = str(len(g.seats))
-    tags["Game"] = table.game.hex()
-    tags["Table"] = g.table
-    for i, s in enumerate(g.seats):
-        tags[f"Seat{i}"] = f"{s.name} {fingerprint(s.key)}"
-    if table.state is not None and to_act(table.state) is None:
-        tags.update(result_tags(table.state))
-    else:
-        tags["Result"] = "*"
-    return tags
 
 
 def _variant_names(table: Table) -> tuple[str, ...]:
