@@ -15,7 +15,7 @@ from allegra_lan.bots import play_game
 from allegra_lan.bots.driver import GameStats
 from allegra_lan.cli import main
 from allegra_lan.rules import ruleset_for
-from allegra_lan.rules.rng import seed_from_number
+from allegra_lan.local import simulated_setup
 from allegra_lan.simulate import (
     SeatSummary, SimulateArgs, SimulateError, Summary, check, format_summary, simulate,
 )
@@ -135,11 +135,11 @@ def test_main_returns_status_and_prints_the_summary(capsys: pytest.CaptureFixtur
     assert main(["--version"]) == 0
 
 
-def test_game_g_is_dealt_from_seed_from_number_s_g() -> None:
+def test_game_g_is_dealt_from_the_ceremony_made_from_s_and_g() -> None:
     args = SimulateArgs(variant="allegra", players=3, games=2, seed=4, bots=("random",))
     summary = simulate(args)
     totals = [
-        play_game(ruleset_for("allegra"), 3, seed_from_number(4, g), ["random"] * 3)[1].totals
+        play_game(ruleset_for("allegra"), 3, simulated_setup(4, g, 3).seed, ["random"] * 3)[1].totals
         for g in range(2)
     ]
     for seat in range(3):
