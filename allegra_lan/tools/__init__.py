@@ -61,6 +61,14 @@ def replay_paths(items: Sequence[str]) -> list[Path]:
     return out
 
 
+def files_and_jobs(args: Any) -> tuple[list[Path], int]:
+    """The replay files and worker count of a many-file tool (verify, standings)."""
+    jobs = getattr(args, "jobs", 1)
+    if not isinstance(jobs, int) or jobs < 1:
+        raise ToolError(f"--jobs must be 1 or more, not {jobs}")
+    return replay_paths(args.paths), jobs
+
+
 @dataclass
 class Folded:
     """A log folded as far as it goes: the table, and the first event it refused (if any).

@@ -15,7 +15,7 @@ import csv
 from dataclasses import dataclass, field
 from typing import Iterable, TextIO
 
-from allegra_lan.tools import ToolError, prog_of, replay_paths, usage_error
+from allegra_lan.tools import ToolError, files_and_jobs, prog_of, usage_error
 from allegra_lan.tools.verify import Verdict, jobs_arg, verdict_line, verify_many
 
 PROG = "allegra replay standings"
@@ -129,11 +129,8 @@ def run_standings(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     fmt = getattr(args, "format", "text")
     if fmt not in FORMATS:
         return usage_error(err, prog, f"unknown format {fmt!r}: choose text or csv")
-    jobs = getattr(args, "jobs", 1)
-    if not isinstance(jobs, int) or jobs < 1:
-        return usage_error(err, prog, f"--jobs must be 1 or more, not {jobs}")
     try:
-        paths = replay_paths(args.paths)
+        paths, jobs = files_and_jobs(args)
     except ToolError as e:
         return usage_error(err, prog, str(e))
     s = standings(verify_many(paths, jobs))

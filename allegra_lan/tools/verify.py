@@ -28,7 +28,7 @@ from allegra_lan.log.replay import Replay, ReplayError, parse_replay
 from allegra_lan.rules import ruleset_from_dict, to_act
 from allegra_lan.table import Fork, Table
 from allegra_lan.tools import (
-    ToolError, describe_event, fold_log, prog_of, replay_paths, usage_error,
+    ToolError, describe_event, files_and_jobs, fold_log, prog_of, usage_error,
 )
 
 PROG = "allegra replay verify"
@@ -310,11 +310,8 @@ def _is_tty(stream: TextIO) -> bool:
 
 def run_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     prog = prog_of(args, PROG)
-    jobs = getattr(args, "jobs", 1)
-    if not isinstance(jobs, int) or jobs < 1:
-        return usage_error(err, prog, f"--jobs must be 1 or more, not {jobs}")
     try:
-        paths = replay_paths(args.paths)
+        paths, jobs = files_and_jobs(args)
     except ToolError as e:
         return usage_error(err, prog, str(e))
     bar = Progress(err, len(paths),
