@@ -1,0 +1,161 @@
+"""Gossip and catch-up as a pure state machine (sans-I/O, like h11).
+
+A `Replica` holds one peer's `Table` and what it knows of each connected peer.
+Messages in, messages out: `connected`, `received` and `publish` return the
+sends they call for, as (peer, message) pairs; the trio layer only moves
+bytes. So the rules of the mesh can be tested without a socket, and every
+peer forwards, catches up and refuses in exactly the same way.
+
+Messages (maps with a "t" field):
+  have    {t, seq, head}        how many events I hold and the id of the last
+  events  {t, from, items}      signed events from seq `from` on, in order
+  refused {t, seq, reason, fault}  why I did not take an event you sent
+Each accepted event is forwarded to every other connected peer that may lack
+it, so a missing link does not stall the game (DESIGN.md, "Network").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Hashable
+
+from ..log.envelope import Event
+from ..table import Fork, Refused, Table
+
+MAX_BATCH = 64  # events per `events` message (a frame stays far below its limit)
+
+Peer = Hashable
+Send = tuple[Peer, dict[str, Any]]
+
+
+@dataclass
+class Fault:
+    """Something a peer sent that we refused: shown to the players, never fatal to us."""
+
+    peer: Peer
+    seq: int | None
+    reason: str
+    fault: str
+    fork: tuple[bytes, bytes] | None = None
+
+
+@dataclass
+class Replica:
+    table: Table
+    peers: dict[Peer, int] = field(default_factory=dict)  # peer -> events we know it holds
+    faults: list[Fault] = field(default_factory=list)
+    accepted: list[Event] = field(default_factory=list)  # new events since the caller last looked
+    fork: Fork | None = None  # once set, the game stops (DESIGN.md): nothing more is taken
+
+    def have(self) -> dict[str, Any]:
+        return {"t": "have", "seq": self.table.seq, "head": self.table.head}
+
+    def connected(self, peer: Peer) -> list[Send]:
+        """A peer (re)connected: say what we hold; it answers with what we lack."""
+        self.peers[peer] = 0
+        return [(peer, self.have())]
+
+    def disconnected(self, peer: Peer) -> None:
+        self.peers.pop(peer, None)
+
+    def publish(self, signed: bytes) -> list[Send]:
+        """Our own new event: take it (Refused propagates: our own move must be legal)."""
+        ev = self.table.append(signed)
+        if ev is None:
+            return []
+        self.accepted.append(ev)
+        return self._forward(None, ev.seq)
+
+    def received(self, peer: Peer, msg: dict[str, Any]) -> list[Send]:
+        t = msg.get("t")
+        if t == "have":
+            return self._on_have(peer, msg)
+        if t == "events":
+            return self._on_events(peer, msg)
+        if t == "refused":
+            seq = msg.get("seq")
+            self.faults.append(Fault(peer, seq if isinstance(seq, int) else None,
+                                     f"peer refused our event: {msg.get('reason')!s:.200}",
+                                     str(msg.get("fault"))[:20]))
+            return []
+        self._fault(peer, None, f"unknown message type {t!r:.40}", "protocol")
+        return []
+
+    # ------------------------------------------------------------ internals
+
+    def _fault(self, peer: Peer, seq: int | None, reason: str, fault: str,
+               fork: tuple[bytes, bytes] | None = None) -> Fault:
+        f = Fault(peer, seq, reason, fault, fork)
+        self.faults.append(f)
+        return f
+
+    def _batch(self, start: int) -> list[dict[str, Any]]:
+        out = []
+        events = self.table.events
+        for s in range(start, len(events), MAX_BATCH):
+            out.append({"t": "events", "from": s,
+                        "items": [e.signed for e in events[s:s + MAX_BATCH]]})
+        return out
+
+    def _on_have(self, peer: Peer, msg: dict[str, Any]) -> list[Send]:
+        seq, head = msg.get("seq"), msg.get("head")
+        if not isinstance(seq, int) or isinstance(seq, bool) or seq < 0 or not isinstance(head, bytes):
+            self._fault(peer, None, "malformed have message", "protocol")
+            return []
+        mine = self.table.seq
+        if seq <= mine and seq > 0 and self.table.events[seq - 1].id != head:
+            # Same seq, different history: the other side holds an event we refuse.
+            self._fault(peer, seq - 1, f"peer's log differs from ours at or before seq {seq - 1}",
+                        "diverged")
+        self.peers[peer] = min(seq, mine)
+        if seq < mine:
+            self.peers[peer] = mine
+            return [(peer, m) for m in self._batch(seq)]
+        return []
+
+    def _on_events(self, peer: Peer, msg: dict[str, Any]) -> list[Send]:
+        start, items = msg.get("from"), msg.get("items")
+        if (not isinstance(start, int) or isinstance(start, bool) or not isinstance(items, list)
+                or len(items) > MAX_BATCH or not all(isinstance(x, bytes) for x in items)):
+            self._fault(peer, None, "malformed events message", "protocol")
+            return []
+        out: list[Send] = []
+        first_new: int | None = None
+        for offset, signed in enumerate(items):
+            if self.fork is not None:
+                break
+            try:
+                ev = self.table.append(signed)
+            except Fork as f:
+                self.fork = f
+                self._fault(peer, f.seq, f.reason, "fork", (f.first.signed, f.second.signed))
+                out.append((peer, {"t": "refused", "seq": f.seq, "reason": f.reason, "fault": "fork"}))
+                break
+            except Refused as r:
+                if r.fault == "seq" and r.seq is not None and r.seq > self.table.seq:
+                    # A gap: we lack events before it; ask for them.
+                    out.append((peer, self.have()))
+                    break
+                self._fault(peer, r.seq if r.seq is not None else start + offset, r.reason, r.fault)
+                out.append((peer, {"t": "refused", "seq": r.seq, "reason": r.reason, "fault": r.fault}))
+                break
+            if ev is not None:
+                self.accepted.append(ev)
+                if first_new is None:
+                    first_new = ev.seq
+        self.peers[peer] = max(self.peers.get(peer, 0), min(start + len(items), self.table.seq))
+        if first_new is not None:
+            out.extend(self._forward(peer, first_new))
+        return out
+
+    def _forward(self, source: Peer | None, first: int) -> list[Send]:
+        """Send events from `first` on to every peer but their source."""
+        out: list[Send] = []
+        for p, known in self.peers.items():
+            if p == source:
+                continue
+            start = min(first, known) if known < first else first
+            for m in self._batch(start):
+                out.append((p, m))
+            self.peers[p] = self.table.seq
+        return out
