@@ -22,7 +22,8 @@ from typing import Any, Hashable
 from ..log.envelope import Event
 from ..table import Fork, Refused, Table
 
-MAX_BATCH = 64  # events per `events` message (a frame stays far below its limit)
+MAX_BATCH = 64  # events per `events` message
+MAX_BATCH_BYTES = 48 * 1024  # and bytes of events, so a message always fits one 64 KiB frame
 
 Peer = Hashable
 Send = tuple[Peer, dict[str, Any]]
@@ -90,11 +91,20 @@ class Replica:
         return f
 
     def _batch(self, start: int) -> list[dict[str, Any]]:
-        out = []
-        events = self.table.events
-        for s in range(start, len(events), MAX_BATCH):
-            out.append({"t": "events", "from": s,
-                        "items": [e.signed for e in events[s:s + MAX_BATCH]]})
+        """Events from `start` on, in messages of at most MAX_BATCH events and MAX_BATCH_BYTES."""
+        out: list[dict[str, Any]] = []
+        items: list[bytes] = []
+        size = 0
+        first = start
+        for e in self.table.events[start:]:
+            if items and (len(items) == MAX_BATCH or size + len(e.signed) > MAX_BATCH_BYTES):
+                out.append({"t": "events", "from": first, "items": items})
+                first += len(items)
+                items, size = [], 0
+            items.append(e.signed)
+            size += len(e.signed)
+        if items:
+            out.append({"t": "events", "from": first, "items": items})
         return out
 
     def _on_have(self, peer: Peer, msg: dict[str, Any]) -> list[Send]:
