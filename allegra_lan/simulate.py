@@ -135,16 +135,21 @@ def _recorded_game(ruleset: Ruleset, args: SimulateArgs, g: int, names: Sequence
     """Play game g through its signed log, written (and flushed) as it goes."""
     players = [Player(f"{name}-{seat}", setup.identities[seat]) for seat, name in enumerate(names)]
     path = replay_path(args, g)
+    game = LocalGame(ruleset, players, game_id=setup.game_id, nonces=setup.nonces,
+                     table_name=f"simulate {args.seed}")
+    # The header carries every tag the genesis fixes from its first byte on, so a file
+    # cut short by a crash still verifies as an unfinished game.
+    tags = {"Event": f"allegra simulate --seed {args.seed}, game {g + 1}", "Site": "allegra-lan",
+            "Date": time.strftime("%Y.%m.%d", time.gmtime()), "Round": str(g + 1),
+            **log_tags(game.table)}
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        writer = ReplayWriter(path, {"Event": f"allegra simulate --seed {args.seed}, game {g + 1}",
-                                     "Site": "allegra-lan", "Date": time.strftime("%Y.%m.%d", time.gmtime()),
-                                     "Round": str(g + 1)}, fsync=False)
+        writer = ReplayWriter(path, tags, fsync=False)
     except OSError as e:
         raise SimulateError(f"cannot write {path}: {e.strerror or e}") from None
-    game = LocalGame(ruleset, players, game_id=setup.game_id, nonces=setup.nonces,
-                     table_name=f"simulate {args.seed}", writer=writer)
-    writer.tags.update(log_tags(game.table))
+    for ev in game.table.events:
+        writer.append(ev.signed)
+    game.writer = writer
     _, stats = play_game(ruleset, args.players, setup.seed, names, record=game)
     writer.finish(log_tags(game.table))
     return stats

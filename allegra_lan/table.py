@@ -162,6 +162,10 @@ class Table:
                     raise Refused(ev.seq, f"a log starts with a genesis, not {ev.kind}", fault="setup")
                 g = read_genesis(ev.body)
                 rs = ruleset_from_dict(g.ruleset)
+                if set(g.ruleset) != set(rs.to_dict()):
+                    # A default may change in a later version; a log must not.
+                    raise Refused(ev.seq, "the genesis ruleset must name every field of its variant",
+                                  fault="setup")
                 rs.check_players(len(g.seats))
                 if ev.author != g.seats[0].key:
                     raise Refused(ev.seq, "wrong author: the genesis is seat 0's to write", fault="author")
@@ -205,6 +209,9 @@ class Table:
         assert d is not None
         self._expect_author(ev, d.seat, f"the {d.kind} decision")
         body = dict(ev.body)
+        if "move" in body:
+            raise Refused(ev.seq, "illegal move: a move's body has no field 'move' (the kind names it)",
+                          fault="illegal")
         knock = body.pop("knock", None) if ev.kind == "give" else None
         try:
             move = move_from_dict({"move": ev.kind, **body})

@@ -82,7 +82,10 @@ def _tree_ok(obj: Any, depth: int) -> bool:
         if len(keys) > 1 and keys != sorted(keys, key=_utf8):
             return False
         return all(_tree_ok(x, depth + 1) for x in obj.values())
-    return t is not float
+    return t in _SCALARS
+
+
+_SCALARS = (int, str, bytes, bool, type(None))
 
 
 def _utf8(key: str) -> bytes:
@@ -93,6 +96,8 @@ def _check_tree(obj: Any, where: str, depth: int, order: Sequence[str] | None) -
     """Refuse floats, too deep nesting and maps whose keys are not in canonical order."""
     if isinstance(obj, float):
         raise CodecError(f"{where}: floats are not allowed")
+    if type(obj) not in _SCALARS and not isinstance(obj, (list, dict)):
+        raise CodecError(f"{where}: a {type(obj).__name__} (an extension type) is not allowed")
     if depth > MAX_DEPTH:
         raise CodecError(f"{where}: nested deeper than {MAX_DEPTH}")
     if isinstance(obj, list):

@@ -35,7 +35,7 @@ def check_knock(signed: bytes, *, key: bytes, game: bytes, draw_id: bytes) -> No
         msg = decode(signed[64:], max_size=MAX_KNOCK, key_order=KNOCK_KEYS)
     except CodecError as e:
         raise KnockError(f"the knock is malformed: {e}") from None
-    if msg.get("knock") != 1 or msg.get("game") != game:
+    if type(msg.get("knock")) is not int or msg["knock"] != 1 or msg.get("game") != game:
         raise KnockError("the knock is for another game")
     if msg.get("draw") != draw_id:
         raise KnockError("the knock answers another draw")

@@ -88,11 +88,13 @@ def parse_replay(data: bytes, name: str = "<replay>") -> Replay:
     tags: dict[str, str] = {}
     head_lines = head.split("\n")
     for n, line in enumerate(head_lines, 1):
-        m = _TAG.fullmatch(line.strip())
+        m = _TAG.fullmatch(line)
         if not m:
             if not sep and n == len(head_lines) and n > 1:
                 break  # cut short inside the header
             raise ReplayError(f"{name}: line {n} is not a [Tag \"value\"] line")
+        if m.group(1) in tags:
+            raise ReplayError(f"{name}: line {n}: the tag {m.group(1)} appears twice")
         tags[m.group(1)] = _unescape(m.group(2))
     if tags.get("Format") != FORMAT:
         raise ReplayError(f"{name}: not an {FORMAT} file (Format tag is {tags.get('Format')!r})")

@@ -76,6 +76,11 @@ class _Common:
             raise RulesetError(
                 f"{self.title} is for {self.min_players} to {self.max_players} players, not {players}"
             )
+        rows, cols = self.dims(players)  # type: ignore[attr-defined]
+        need = rows * cols * players + 2  # the deal, the first discard and a card to draw
+        if self.deck_size < need:
+            raise RulesetError(f"a deck of {self.deck_size} cards cannot deal {players} players "
+                               f"(it needs at least {need})")
 
     @property
     def title(self) -> str:
@@ -107,6 +112,8 @@ class AllegraRuleset(_Common):
 
     def __post_init__(self) -> None:
         self._validate()
+        if not 2 <= self.knock_min_players <= 99:
+            raise RulesetError("knock_min_players must be 2 to 99")
 
     def dims(self, players: int) -> tuple[int, int]:
         """Rows and columns of a display (R13)."""
@@ -129,6 +136,8 @@ class GrandeRuleset(_Common):
         self._validate()
         if not 0 <= self.jokers <= 99:
             raise RulesetError("jokers must be 0 to 99")
+        if not -99 <= self.joker_value <= 99:
+            raise RulesetError("joker_value must be -99 to 99")
 
     @property
     def joker_count(self) -> int:
