@@ -79,6 +79,9 @@ def _tree_ok(obj: Any, depth: int) -> bool:
         return all(_tree_ok(x, depth + 1) for x in obj)
     if t is dict:
         keys = list(obj)
+        for k in keys:
+            if type(k) is not str:
+                return False
         if len(keys) > 1 and keys != sorted(keys, key=_utf8):
             return False
         return all(_tree_ok(x, depth + 1) for x in obj.values())
@@ -120,6 +123,27 @@ def decode(data: bytes, *, max_size: int, key_order: Sequence[str] | None = None
         raise CodecError("expected bytes")
     if len(data) > max_size:
         raise CodecError(f"{len(data)} bytes is more than the {max_size} allowed")
+    data = bytes(data)
+    # The fast path takes what is canonical (nearly everything a peer sends); anything
+    # else is read again by the careful path below, which names the fault.
+    try:
+        obj = msgpack.unpackb(data, raw=False, use_list=True, strict_map_key=True,
+                              ext_hook=_no_ext, max_str_len=max_size, max_bin_len=max_size,
+                              max_array_len=max_size, max_map_len=max_size)
+    except Exception:
+        pass
+    else:
+        if key_order is not None:
+            ok = (type(obj) is dict and list(obj) == list(key_order)
+                  and all(_tree_ok(x, 1) for x in obj.values()))
+        else:
+            ok = _tree_ok(obj, 0)
+        if ok and msgpack.packb(obj, use_bin_type=True) == data:
+            return obj
+    return _decode_carefully(data, max_size=max_size, key_order=key_order)
+
+
+def _decode_carefully(data: bytes, *, max_size: int, key_order: Sequence[str] | None) -> Any:
     try:
         obj = msgpack.unpackb(
             bytes(data), raw=False, use_list=True, strict_map_key=True,
