@@ -147,6 +147,9 @@ def build_parser() -> argparse.ArgumentParser:
     ident.add_argument("-v", "--verbose", action="store_true", help="also the public key and the key file")
     ident.set_defaults(handler=_cmd_id, prog="allegra id")
     _add_tools(sub)
+    from allegra_lan.netcli import add_network_arguments
+
+    add_network_arguments(sub)
     return parser
 
 
@@ -165,8 +168,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             prog = getattr(args, "prog", "allegra")
             if prog == "allegra replay":
                 raise UsageError(prog, "choose a tool: verify, show, export or standings")
-            raise UsageError("allegra", "choose a command: simulate, id, replay or diff (see allegra --help)")
-        return handler(args)
+            raise UsageError("allegra", "choose a command: simulate, id, replay, diff, games, host or "
+                                        "join (see allegra --help)")
+        try:
+            return handler(args)
+        except _command_errors() as e:
+            raise UsageError(args.prog, str(e)) from None
     except UsageError as e:
         print(f"{e.prog}: error: {e.message}", file=sys.stderr)
         return 2
@@ -175,6 +182,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 1
+
+
+def _command_errors() -> tuple[type[Exception], ...]:
+    from allegra_lan.netcli import CommandError
+
+    return (CommandError,)
 
 
 __all__ = ["main", "build_parser", "UsageError"]

@@ -1,0 +1,436 @@
+"""One peer of a networked game: listen, connect, authenticate, lobby, then gossip the log.
+
+The trio edge of the network layer. Every decision about the log is made by
+`Table` (through `sync.Replica`) and every decision about seats by `Lobby`;
+this module moves frames between them and sockets, runs the seats this peer
+plays (bots, for now), and writes the log to disk as it grows.
+
+Tasks of a node (all in one nursery, so none outlives the game):
+  listener      accepts connections, runs the handshake, starts a link
+  link (each)   a sender (queued frames) and a receiver (dispatch)
+  dialer        keeps a connection open to every other seated peer
+  actor         writes the events of the seats this peer plays when it is their turn
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import trio
+
+from ..bots.base import Bot
+from ..bots.registry import make_bot
+from ..local import log_tags
+from ..log.ceremony import commitment
+from ..log.envelope import Event, sign_event
+from ..log.identity import Identity, fingerprint
+from ..log.knock import sign_knock
+from ..log.replay import ReplayWriter
+from ..rules import Give, legal_moves, to_act, view
+from ..table import Refused, Table, move_body
+from .framing import ConnectionClosed, FramedStream, FrameError
+from .handshake import HandshakeError, handshake
+from .lobby import Claim, Lobby, LobbyError
+from .sync import Replica
+
+SEND_QUEUE = 256  # frames waiting for one peer; a peer that falls further behind is dropped
+KNOCK_WINDOW = 3.0  # seconds the active seat waits for knocks (ALLEGRA R16)
+REDIAL_EVERY = 0.5
+PING_EVERY = 2.0
+
+
+@dataclass
+class SeatPlayer:
+    """A seat this node plays: its key, its bot, and its seed nonce while the ceremony runs."""
+
+    seat: int
+    identity: Identity
+    bot: Bot
+    nonce: bytes = field(default_factory=lambda: os.urandom(32))
+
+
+class Link:
+    """One authenticated connection to a peer, with its own send queue."""
+
+    def __init__(self, key: bytes, stream: FramedStream) -> None:
+        self.key = key
+        self.stream = stream
+        self.send_q, self.recv_q = trio.open_memory_channel[dict[str, Any]](SEND_QUEUE)
+        self.closed = False
+
+    def send(self, msg: dict[str, Any]) -> bool:
+        """Queue a frame; False (and the link is dropped) if the peer is too far behind."""
+        if self.closed:
+            return False
+        try:
+            self.send_q.send_nowait(msg)
+            return True
+        except (trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
+            self.closed = True
+            return False
+
+
+class Node:
+    """A peer. Build it, then `await node.run(...)` inside a nursery."""
+
+    def __init__(self, identity: Identity, interface: str, *, table_id: bytes, pin: str | None,
+                 games_dir: Path, say: Callable[[str], None]) -> None:
+        self.identity = identity
+        self.me = identity.public
+        self.interface = interface
+        self.table_id = table_id
+        self.pin = pin
+        self.games_dir = games_dir
+        self.say = say
+        self.replica = Replica(Table())
+        self.lobby: Lobby | None = None
+        self.links: dict[bytes, Link] = {}
+        self.players: dict[int, SeatPlayer] = {}
+        self.port = 0
+        self.writer: ReplayWriter | None = None
+        self.changed = trio.Event()
+        self.knocks: dict[bytes, dict[int, bytes | None]] = {}  # draw id -> seat -> knock or None
+        self.done = trio.Event()
+        self.faults: list[str] = []
+        self.local: dict[bytes, tuple[Identity, Bot]] = {}  # seat keys this node plays, by public key
+        self._nursery: trio.Nursery | None = None
+
+    # ------------------------------------------------------------ plumbing
+
+    @property
+    def table(self) -> Table:
+        return self.replica.table
+
+    def wake(self) -> None:
+        self.changed.set()
+        self.changed = trio.Event()
+
+    def broadcast(self, msg: dict[str, Any], *, but: bytes | None = None) -> None:
+        for key, link in list(self.links.items()):
+            if key != but:
+                link.send(msg)
+
+    def deliver(self, sends: list[tuple[Any, dict[str, Any]]]) -> None:
+        for peer, msg in sends:
+            link = self.links.get(peer)
+            if link is not None:
+                link.send(msg)
+        self._take_accepted()
+
+    def _take_accepted(self) -> None:
+        for f in self.replica.faults:
+            who = fingerprint(f.peer) if isinstance(f.peer, bytes) else str(f.peer)
+            text = f"refused from {who}: " + (f"seq {f.seq}: " if f.seq is not None else "") + f.reason
+            self.faults.append(text)
+            self.say(text)
+        self.replica.faults.clear()
+        new = self.replica.accepted[:]
+        self.replica.accepted.clear()
+        for ev in new:
+            self._persist(ev)
+        if new:
+            self.wake()
+
+    def _persist(self, ev: Event) -> None:
+        """Append to this game's replay in the data directory (made at the genesis, with
+        every tag the genesis fixes, so a file cut short by a crash still verifies)."""
+        if self.writer is None:
+            self.games_dir.mkdir(parents=True, exist_ok=True)
+            path = self.games_dir / f"{ev.game.hex()}.allegra"
+            tags = {"Event": "allegra-lan game", "Site": "allegra-lan",
+                    "Date": time.strftime("%Y.%m.%d", time.gmtime()), **log_tags(self.table)}
+            self.writer = ReplayWriter(path, tags)
+        self.writer.append(ev.signed)
+
+    # ------------------------------------------------------------ connections
+
+    async def serve(self, port: int = 0, *, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+        listeners = await trio.open_tcp_listeners(port, host=self.interface)
+        self.port = listeners[0].socket.getsockname()[1]
+        task_status.started(self.port)
+        await trio.serve_listeners(self._accept, listeners)
+
+    def _seated_keys(self) -> set[bytes] | None:
+        """Who may connect: anyone while the lobby is open, the seated peers once it started."""
+        if self.table.genesis is None or self.lobby is None:
+            return None
+        return self.lobby.owners()
+
+    async def _accept(self, stream: trio.SocketStream) -> None:
+        fs = FramedStream(stream)
+        try:
+            peer = await handshake(fs, self.identity, initiator=False, table_id=self.table_id,
+                                   pin=self.pin, expect_keys=self._seated_keys())
+        except HandshakeError as e:
+            self.say(f"refused a connection: {e}")
+            await fs.aclose()
+            return
+        await self._run_link(peer.key, fs)
+
+    async def dial(self, host: str, port: int, expect: bytes | None = None) -> bool:
+        try:
+            stream = await trio.open_tcp_stream(host, port)
+        except OSError:
+            return False
+        fs = FramedStream(stream)
+        try:
+            peer = await handshake(fs, self.identity, initiator=True, table_id=self.table_id,
+                                   pin=self.pin, expect_keys=None if expect is None else [expect])
+        except HandshakeError as e:
+            self.say(f"could not join {host}:{port}: {e.reason if not e.by_peer else e}")
+            await fs.aclose()
+            raise
+        assert self._nursery is not None
+        await self._nursery.start(self._run_link, peer.key, fs)
+        return True
+
+    async def _run_link(self, key: bytes, fs: FramedStream, *,
+                        task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+        old = self.links.get(key)
+        if old is not None and not old.closed:
+            # One connection per pair: the first one stays.
+            task_status.started()
+            await fs.aclose()
+            return
+        link = Link(key, fs)
+        self.links[key] = link
+        task_status.started()
+        self.say(f"connected to {fingerprint(key)}")
+        try:
+            async with trio.open_nursery() as n:
+                n.start_soon(self._sender, link)
+                self.deliver(self.replica.connected(key))
+                if self.lobby is not None and self.lobby.host == self.me:
+                    link.send(self.lobby.to_msg())
+                await self._receiver(link)
+                n.cancel_scope.cancel()
+        finally:
+            link.closed = True
+            if self.links.get(key) is link:
+                del self.links[key]
+            self.replica.disconnected(key)
+            await fs.aclose()
+            self.say(f"lost {fingerprint(key)}")
+            self._peer_left(key)
+            self.wake()
+
+    async def _sender(self, link: Link) -> None:
+        async with link.recv_q:
+            async for msg in link.recv_q:
+                try:
+                    await link.stream.send(msg)
+                except (ConnectionClosed, FrameError, trio.BrokenResourceError, trio.ClosedResourceError):
+                    link.closed = True
+                    return
+
+    async def _receiver(self, link: Link) -> None:
+        while True:
+            try:
+                msg = await link.stream.receive()
+            except ConnectionClosed:
+                return
+            except FrameError as e:
+                if e.fault:
+                    text = f"refused from {fingerprint(link.key)}: {e}"
+                    self.faults.append(text)
+                    self.say(text)
+                return
+            self.dispatch(link.key, msg)
+            if link.closed:
+                return
+
+    # ------------------------------------------------------------ messages
+
+    def dispatch(self, key: bytes, msg: dict[str, Any]) -> None:
+        t = msg.get("t")
+        if t in ("have", "events", "refused"):
+            self.deliver(self.replica.received(key, msg))
+        elif t == "lobby":
+            self._on_lobby(key, msg)
+        elif t in ("sit", "ready"):
+            self._on_request(key, msg)
+        elif t == "knock":
+            self._on_knock(msg)
+        elif t == "ping":
+            pass
+        else:
+            self.faults.append(f"refused from {fingerprint(key)}: unknown message {t!r:.30}")
+
+    def _on_lobby(self, key: bytes, msg: dict[str, Any]) -> None:
+        if self.lobby is not None and self.lobby.host == self.me:
+            return  # the host keeps its own lobby
+        if self.lobby is not None and key != self.lobby.host:
+            return
+        try:
+            lobby = Lobby.from_msg(msg)
+        except (LobbyError, ValueError) as e:
+            self.faults.append(f"refused a lobby message: {e}")
+            return
+        if lobby.table_id != self.table_id:
+            return
+        self.lobby = lobby
+        self.wake()
+
+    def _on_request(self, key: bytes, msg: dict[str, Any]) -> None:
+        lobby = self.lobby
+        if lobby is None or lobby.host != self.me or self.table.genesis is not None:
+            return
+        try:
+            if msg["t"] == "sit":
+                claims = msg.get("claims")
+                addr = msg.get("address")
+                if not isinstance(claims, list) or not isinstance(addr, list) or len(addr) != 2:
+                    raise LobbyError("a malformed sit request")
+                for seat, c in claims:
+                    claim = Claim.from_msg(c)
+                    if claim.owner != key:
+                        raise LobbyError("a peer may only claim seats for itself")
+                    if not isinstance(seat, int):
+                        seat = lobby.free_seats()[0] if lobby.free_seats() else -1
+                    lobby.sit(seat, claim)
+                lobby.addresses[key] = (str(addr[0]), int(addr[1]))
+            else:
+                lobby.set_ready(key, bool(msg.get("ready")))
+        except (LobbyError, KeyError, IndexError, TypeError, ValueError) as e:
+            self.links[key].send({"t": "lobby_error", "reason": str(e)[:200]}) if key in self.links else None
+            self.say(f"lobby request from {fingerprint(key)} refused: {e}")
+            return
+        self.broadcast(lobby.to_msg())
+        self.wake()
+
+    def _peer_left(self, key: bytes) -> None:
+        lobby = self.lobby
+        if lobby is not None and lobby.host == self.me and self.table.genesis is None:
+            if lobby.leave(key):
+                self.broadcast(lobby.to_msg())
+
+    def _on_knock(self, msg: dict[str, Any]) -> None:
+        seat, draw, k = msg.get("seat"), msg.get("draw"), msg.get("k")
+        if not isinstance(seat, int) or not isinstance(draw, bytes) or not isinstance(k, bytes):
+            return
+        self.knocks.setdefault(draw, {})[seat] = k or None
+        self.wake()
+
+    # ------------------------------------------------------------ playing
+
+    def _sign(self, seat: int, kind: str, body: dict[str, Any]) -> bytes:
+        t = self.table
+        game = self.table_id if t.game is None else t.game
+        return sign_event(self.players[seat].identity.key, game=game, seq=t.seq, prev=t.head,
+                          kind=kind, body=body).signed
+
+    def publish(self, signed: bytes) -> None:
+        self.deliver(self.replica.publish(signed))
+
+    async def actor(self) -> None:
+        """Write this node's events whenever it is one of its seats' turn, until the game ends."""
+        while not self.done.is_set():
+            changed = self.changed
+            if self.replica.fork is not None:
+                self.say("the game stopped: a fork (two events for one seq by one author) was found")
+                self.done.set()
+                return
+            await self._act()
+            if self.table.state is not None and to_act(self.table.state) is None:
+                self.done.set()
+                return
+            await changed.wait()
+
+    async def _act(self) -> None:
+        t = self.table
+        if t.genesis is None:
+            lobby = self.lobby
+            if lobby is not None and lobby.host == self.me and lobby.all_ready():
+                self._claim_seats()
+                self.publish(self._sign(0, "genesis", lobby.genesis().body()))
+            return
+        if not self.players:
+            self._claim_seats()
+        self._answer_knocks()
+        seat = t.next_author()
+        if seat is None or seat not in self.players:
+            return
+        stage = t.stage()
+        sp = self.players[seat]
+        if stage == "accept":
+            self.publish(self._sign(seat, "accept", {}))
+        elif stage == "commit":
+            self.publish(self._sign(seat, "commit", {"commit": commitment(sp.nonce)}))
+        elif stage == "reveal":
+            self.publish(self._sign(seat, "reveal", {"nonce": sp.nonce}))
+        elif stage == "play":
+            await self._play(seat)
+
+    def _claim_seats(self) -> None:
+        """Seats this node runs, from the lobby's claims (owner = this node)."""
+        if self.lobby is None:
+            return
+        for seat, c in self.lobby.claims.items():
+            if c.owner == self.me and c.key in self.local and seat not in self.players:
+                ident, bot = self.local[c.key]
+                self.players[seat] = SeatPlayer(seat, ident, bot)
+
+    async def _play(self, seat: int) -> None:
+        state = self.table.state
+        assert state is not None
+        legal = legal_moves(state)
+        offered = legal
+        knocks: dict[int, bytes | None] = {}
+        if any(isinstance(m, Give) for m in legal):
+            draw = self.table.head
+            others = [s for s in range(state.players) if s != seat]
+            deadline = trio.current_time() + KNOCK_WINDOW
+            while True:
+                knocks = self.knocks.get(draw, {})
+                if all(s in knocks for s in others) or trio.current_time() >= deadline:
+                    break
+                changed = self.changed
+                with trio.move_on_at(deadline):
+                    await changed.wait()
+                if self.table.head != draw:
+                    return
+            offered = [m for m in legal if not isinstance(m, Give) or knocks.get(m.to)]
+        sp = self.players[seat]
+        move = sp.bot.choose(view(state, seat), offered)
+        kind, body = move_body(move, knocks.get(move.to) if isinstance(move, Give) else None)
+        try:
+            self.publish(self._sign(seat, kind, body))
+        except Refused as e:
+            self.say(f"our own move was refused (a bug): {e}")
+            raise
+
+    def _answer_knocks(self) -> None:
+        """ALLEGRA R16: after another seat's deck draw, each of our seats knocks or passes."""
+        state = self.table.state
+        if state is None:
+            return
+        d = to_act(state)
+        if d is None or d.kind != "play" or not any(isinstance(m, Give) for m in legal_moves(state)):
+            return
+        draw = self.table.head
+        answered = self.knocks.setdefault(draw, {})
+        for seat, sp in self.players.items():
+            if seat == d.seat or seat in answered:
+                continue
+            wants = sp.bot.knocks(view(state, seat))
+            k = sign_knock(sp.identity.key, self.table.game or self.table_id, draw) if wants else b""
+            answered[seat] = k or None
+            self.broadcast({"t": "knock", "seat": seat, "draw": draw, "k": k})
+
+
+def bot_for(name: str) -> Bot:
+    """A bot for a networked seat: its randomness is fresh (no seed to share)."""
+    return make_bot(name, os.urandom(32))
+
+
+def finish(node: Node) -> None:
+    """Close the replay with its final tags (Result when the game ended)."""
+    if node.writer is not None:
+        node.writer.finish(log_tags(node.table))
+
+
+__all__ = ["Node", "SeatPlayer", "Link", "bot_for", "finish", "KNOCK_WINDOW"]

@@ -1,0 +1,170 @@
+"""Hosting and joining a table: the lobby's life, the mesh, and the game to its end.
+
+`run_host` opens a table (listens, advertises it, keeps the lobby) and
+`run_guest` joins one (by discovery or an address); both then play the game
+as equal peers over a full mesh, and return the node with its finished
+table. The seats a process plays are bots for now (headless `--bot`); the
+terminal client will plug in as another kind of seat player.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import trio
+
+from ..log.identity import Identity, fingerprint
+from ..rules import ruleset_for, to_act
+from .discovery import Advertiser, TableAd
+from .handshake import PROTOCOL_VERSION, HandshakeError
+from .lobby import Claim, Lobby
+from .node import REDIAL_EVERY, Node, bot_for, finish
+
+LINGER = 2.0  # seconds a finished node keeps its links so late peers can catch up
+
+
+class JoinError(Exception):
+    """Joining failed; the message is one line for the player."""
+
+
+@dataclass(frozen=True)
+class SeatSpec:
+    """A seat a process will play: a bot's name (its key is made here) and the player's name."""
+
+    name: str
+    bot: str
+
+
+def _ad(node: Node, lobby: Lobby, variant: str) -> TableAd:
+    return TableAd(name=lobby.name, variant=variant, seats_taken=lobby.taken,
+                   seats_total=lobby.seats, game_id=lobby.table_id, pin=lobby.pin,
+                   host=fingerprint(lobby.host), address=node.interface, port=node.port,
+                   proto=PROTOCOL_VERSION, spectators=lobby.spectators)
+
+
+async def _dialer(node: Node) -> None:
+    """Keep a link to every other seated peer: the smaller key dials; guests always dial the host."""
+    while not node.done.is_set():
+        lobby = node.lobby
+        if lobby is not None:
+            for owner, (host, port) in list(lobby.addresses.items()):
+                if owner == node.me or owner in node.links:
+                    continue
+                if owner != lobby.host and node.me > owner:
+                    continue  # the other side dials us
+                if owner == lobby.host and lobby.host == node.me:
+                    continue
+                try:
+                    await node.dial(host, port, expect=owner)
+                except HandshakeError:
+                    pass
+        with trio.move_on_after(REDIAL_EVERY):
+            await node.done.wait()
+
+
+async def _play_out(node: Node, nursery: trio.Nursery) -> None:
+    await node.done.wait()
+    finish(node)
+    # Let the last events reach every peer before the links go.
+    with trio.move_on_after(LINGER):
+        while any(link.send_q.statistics().current_buffer_used for link in node.links.values()):
+            await trio.sleep(0.05)
+    nursery.cancel_scope.cancel()
+
+
+async def run_host(identity: Identity, interface: str, *, variant: str, players: int,
+                   table_name: str, seats: list[SeatSpec], pin: str | None, games_dir: Path,
+                   say: Callable[[str], None], advertise: bool = True,
+                   on_listening: Callable[[Node], None] | None = None) -> Node:
+    """Open a table; this process plays `seats` (seat 0 first); others join until it is full."""
+    ruleset = ruleset_for(variant)
+    ruleset.check_players(players)
+    table_id = os.urandom(16)
+    node = Node(identity, interface, table_id=table_id, pin=pin, games_dir=games_dir, say=say)
+    lobby = Lobby(table_id, table_name, ruleset.to_dict(), players, host=identity.public, pin=pin is not None)
+    node.lobby = lobby
+    for seat, spec in enumerate(seats):
+        ident = identity if seat == 0 else Identity.generate()
+        node.local[ident.public] = (ident, bot_for(spec.bot))
+        lobby.sit(seat, Claim(spec.name, ident.public, identity.public, spec.bot, True))
+    async with trio.open_nursery() as n:
+        node._nursery = n
+        await n.start(node.serve)
+        lobby.addresses[identity.public] = (interface, node.port)
+        if on_listening is not None:
+            on_listening(node)
+        n.start_soon(node.actor)
+        n.start_soon(_dialer, node)
+        n.start_soon(_play_out, node, n)
+        if advertise:
+            async with Advertiser(interface) as adv:
+                await adv.start(_ad(node, lobby, variant))
+                say(f"table {table_name!r} open on {interface}:{node.port}, "
+                    f"{lobby.taken} of {players} seats taken")
+                shown = lobby.taken
+                while node.table.genesis is None:
+                    changed = node.changed
+                    if lobby.taken != shown:
+                        shown = lobby.taken
+                        await adv.update(_ad(node, lobby, variant))
+                        say(f"{lobby.taken} of {players} seats taken")
+                    await changed.wait()
+                await adv.withdraw()
+                say("all seats ready: the game starts")
+    return node
+
+
+async def run_guest(identity: Identity, interface: str, *, address: tuple[str, int], table_id: bytes,
+                    seats: list[SeatSpec], pin: str | None, games_dir: Path,
+                    say: Callable[[str], None], want_seat: int | None = None) -> Node:
+    """Join the table listening at `address` and play `seats` there."""
+    node = Node(identity, interface, table_id=table_id, pin=pin, games_dir=games_dir, say=say)
+    claims = []
+    for i, spec in enumerate(seats):
+        ident = identity if i == 0 else Identity.generate()
+        claims.append((spec, ident))
+    async with trio.open_nursery() as n:
+        node._nursery = n
+        await n.start(node.serve)
+        try:
+            await node.dial(*address)
+        except HandshakeError as e:
+            raise JoinError(str(e)) from None
+        if not node.links:
+            raise JoinError(f"no table answers at {address[0]}:{address[1]}")
+        with trio.fail_after(30):
+            while node.lobby is None:
+                changed = node.changed
+                await changed.wait()
+        lobby = node.lobby
+        free = lobby.free_seats()
+        if want_seat is not None and want_seat not in free:
+            raise JoinError(f"seat {want_seat} is not free (free: {', '.join(map(str, free)) or 'none'})")
+        if len(free) < len(claims):
+            raise JoinError(f"the table has {len(free)} free seats, not {len(claims)}")
+        request = []
+        for i, (spec, ident) in enumerate(claims):
+            node.local[ident.public] = (ident, bot_for(spec.bot))
+            # The host gives the first free seat to a claim without a seat number.
+            seat = want_seat if i == 0 else None
+            request.append([seat, Claim(spec.name, ident.public, identity.public, spec.bot, True).to_msg()])
+        host_link = node.links[lobby.host]
+        host_link.send({"t": "sit", "claims": request, "address": [interface, node.port]})
+        host_link.send({"t": "ready", "ready": True})
+        say(f"joining {lobby.name!r} ({lobby.taken} of {lobby.seats} seats taken)")
+        n.start_soon(node.actor)
+        n.start_soon(_dialer, node)
+        n.start_soon(_play_out, node, n)
+    return node
+
+
+def result_line(node: Node) -> str:
+    state = node.table.state
+    if state is None or to_act(state) is not None:
+        return f"game not finished ({node.table.seq} events)"
+    names = [s.name for s in node.table.genesis.seats] if node.table.genesis else []
+    parts = [f"{names[i] if i < len(names) else i}: {t}" for i, t in enumerate(state.totals)]
+    return "game over: " + ", ".join(parts)

@@ -1,0 +1,194 @@
+"""`allegra games`, `allegra host` and `allegra join`: the network commands.
+
+Each runs headless with `--bot NAME` for the seats it plays (the terminal
+client, which lets a person play, comes with its own issue). Every command
+binds and announces only on `--interface ADDR`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import sys
+from pathlib import Path
+from typing import Callable
+
+import trio
+
+from .bots.registry import bot_names
+from .log.identity import IdentityError, data_dir, load_or_create
+from .rules import RulesetError, ruleset_for
+
+
+class CommandError(Exception):
+    """A one-line error for the user (exit 2)."""
+
+
+def _say(quiet: bool) -> Callable[[str], None]:
+    def say(text: str) -> None:
+        if not quiet:
+            print(text, file=sys.stderr, flush=True)
+    return say
+
+
+def interface_arg(text: str) -> str:
+    try:
+        addr = ipaddress.ip_address(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an IPv4 address: {text!r}") from None
+    if addr.version != 4 or addr.is_unspecified:
+        raise argparse.ArgumentTypeError(f"give the IPv4 address of one interface, not {text}")
+    return text
+
+
+def _positive(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < v <= 600:
+        raise argparse.ArgumentTypeError("must be more than 0 and at most 600 seconds")
+    return v
+
+
+def add_network_arguments(sub: argparse._SubParsersAction) -> None:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--interface", type=interface_arg, required=True, metavar="ADDR",
+                        help="the IPv4 address to bind and announce on (e.g. 127.0.0.1)")
+    player = argparse.ArgumentParser(add_help=False)
+    player.add_argument("--bot", choices=bot_names(), metavar="NAME",
+                        help=f"play headless with this bot ({', '.join(bot_names())})")
+    player.add_argument("--name", default=None, help="your player name (default: the bot's name)")
+    player.add_argument("--pin", default=None, help="the table's PIN (never sent in clear)")
+    player.add_argument("--quiet", action="store_true", help="print only the result")
+
+    g = sub.add_parser("games", parents=[common], help="list the tables open on the network",
+                       description="List the tables advertised on the network: name, variant, "
+                                   "seats, PIN, host fingerprint.")
+    g.add_argument("--wait", type=_positive, default=2.0, metavar="S",
+                   help="seconds to listen (default: 2)")
+    g.set_defaults(handler=_cmd_games, prog="allegra games")
+
+    h = sub.add_parser("host", parents=[common, player], help="open a table and play at it",
+                       description="Open a table, advertise it, and play once every seat is taken.")
+    h.add_argument("--variant", choices=["allegra", "grande"], default="grande")
+    h.add_argument("--players", type=int, default=4, metavar="N")
+    h.add_argument("--table", default=None, help="the table's name (default: your name's table)")
+    h.add_argument("--bots", default="", metavar="NAMES",
+                   help="more seats this process plays, one bot name each, comma separated")
+    h.set_defaults(handler=_cmd_host, prog="allegra host")
+
+    j = sub.add_parser("join", parents=[common, player], help="join a table and play at it",
+                       description="Join a table found on the network (by name or id) and play.")
+    j.add_argument("table", nargs="?", default=None,
+                   help="the table's name or id (default: the only open table)")
+    j.add_argument("--seat", type=int, default=None, help="the seat to take (default: the first free)")
+    j.add_argument("--wait", type=_positive, default=5.0, metavar="S",
+                   help="seconds to look for the table (default: 5)")
+    j.set_defaults(handler=_cmd_join, prog="allegra join")
+
+
+def _identity():  # type: ignore[no-untyped-def]
+    try:
+        return load_or_create()[0]
+    except IdentityError as e:
+        raise CommandError(str(e)) from None
+
+
+def _need_bot(args: argparse.Namespace) -> str:
+    if args.bot is None:
+        raise CommandError("choose --bot NAME: the terminal client that lets a person play "
+                           "is not built yet")
+    return args.bot
+
+
+def _cmd_games(args: argparse.Namespace) -> int:
+    from .net.discovery import DiscoveryError, list_tables
+
+    try:
+        ads = trio.run(list_tables, args.interface, args.wait)
+    except (DiscoveryError, OSError) as e:
+        raise CommandError(f"cannot listen on {args.interface}: {e}") from None
+    if not ads:
+        print(f"no open tables seen on {args.interface} in {args.wait:g} s")
+        return 0
+    print(f"{'table':<24} {'variant':<15} {'seats':>5}  {'pin':<3}  host")
+    for ad in ads:
+        title = ruleset_for(ad.variant).title
+        print(f"{ad.name:<24.24} {title:<15} {ad.seats_taken:>2}/{ad.seats_total:<2}  "
+              f"{'yes' if ad.pin else 'no':<3}  {ad.host}  {ad.address}:{ad.port}")
+    return 0
+
+
+def _report(node) -> int:  # type: ignore[no-untyped-def]
+    from .net.session import result_line
+
+    print(result_line(node))
+    if node.writer is not None:
+        print(f"replay: {node.writer.path}")
+    if node.faults:
+        print(f"{len(node.faults)} refused message(s) from peers (see above)")
+    state = node.table.state
+    return 0 if state is not None and node.done.is_set() and node.replica.fork is None else 1
+
+
+def _cmd_host(args: argparse.Namespace) -> int:
+    from .net.session import SeatSpec, run_host
+
+    bot = _need_bot(args)
+    try:
+        ruleset_for(args.variant).check_players(args.players)
+    except RulesetError as e:
+        raise CommandError(str(e)) from None
+    extra = [b.strip() for b in args.bots.split(",") if b.strip()] if args.bots else []
+    for b in extra:
+        if b not in bot_names():
+            raise CommandError(f"unknown bot {b!r}: choose from {', '.join(bot_names())}")
+    if 1 + len(extra) > args.players:
+        raise CommandError(f"{1 + len(extra)} seats for this process, but the table has {args.players}")
+    name = args.name or bot
+    seats = [SeatSpec(name, bot)] + [SeatSpec(f"{b}-{i + 1}", b) for i, b in enumerate(extra)]
+    ident = _identity()
+    node = trio.run(lambda: run_host(
+        ident, args.interface, variant=args.variant, players=args.players,
+        table_name=args.table or f"{name}'s table", seats=seats, pin=args.pin,
+        games_dir=data_dir() / "games", say=_say(args.quiet)))
+    return _report(node)
+
+
+def _cmd_join(args: argparse.Namespace) -> int:
+    from .net.discovery import DiscoveryError, list_tables
+    from .net.session import JoinError, SeatSpec, run_guest
+
+    bot = _need_bot(args)
+    ident = _identity()
+    wanted = args.table
+
+    def matches(ad) -> bool:  # type: ignore[no-untyped-def]
+        return wanted is None or ad.name == wanted or ad.game_id.hex().startswith(wanted.lower())
+
+    try:
+        ads = trio.run(lambda: list_tables(args.interface, args.wait, until=matches if wanted else None))
+    except (DiscoveryError, OSError) as e:
+        raise CommandError(f"cannot listen on {args.interface}: {e}") from None
+    found = [ad for ad in ads if matches(ad) and ad.seats_taken < ad.seats_total]
+    if not found:
+        what = f"table {wanted!r}" if wanted else "an open table"
+        raise CommandError(f"no {what} with a free seat seen on {args.interface} in {args.wait:g} s")
+    if len(found) > 1:
+        raise CommandError("several open tables: name one (" + ", ".join(a.name for a in found) + ")")
+    ad = found[0]
+    if ad.pin and args.pin is None:
+        raise CommandError(f"table {ad.name!r} needs a PIN: give --pin")
+    try:
+        node = trio.run(lambda: run_guest(
+            ident, args.interface, address=(ad.address, ad.port), table_id=ad.game_id,
+            seats=[SeatSpec(args.name or bot, bot)], pin=args.pin,
+            games_dir=data_dir() / "games", say=_say(args.quiet), want_seat=args.seat))
+    except JoinError as e:
+        raise CommandError(str(e)) from None
+    return _report(node)
+
+
+def games_dir() -> Path:
+    return data_dir() / "games"
