@@ -14,8 +14,10 @@ Tasks of a node (all in one nursery, so none outlives the game):
 
 from __future__ import annotations
 
+import math
 import os
 import time
+from functools import partial
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -26,6 +28,7 @@ from ..bots.base import Bot
 from ..bots.registry import make_bot
 from ..local import log_tags
 from ..log.ceremony import commitment
+from ..log.codec import encode
 from ..log.envelope import Event, sign_event
 from ..log.identity import Identity, fingerprint
 from ..log.knock import sign_knock
@@ -39,6 +42,9 @@ from .sync import Replica
 
 SEND_QUEUE = 256  # frames waiting for one peer; a peer that falls further behind is dropped
 KNOCK_WINDOW = 3.0  # seconds the active seat waits for knocks (ALLEGRA R16)
+SETUP_TIMEOUT = 30.0  # seconds the ceremony waits for a seat before the start is aborted
+PAUSE_NOTE_EVERY = 5.0  # seconds between "waiting for ..." notes while the game is paused
+SEATS_SUFFIX = ".seats"
 REDIAL_EVERY = 0.5
 PING_EVERY = 2.0
 
@@ -56,9 +62,11 @@ class SeatPlayer:
 class Link:
     """One authenticated connection to a peer, with its own send queue."""
 
-    def __init__(self, key: bytes, stream: FramedStream) -> None:
+    def __init__(self, key: bytes, stream: FramedStream, dialled_by: bytes) -> None:
         self.key = key
         self.stream = stream
+        self.dialled_by = dialled_by  # the key of the side that opened the connection
+        self.why = ""  # why the link closed
         self.send_q, self.recv_q = trio.open_memory_channel[dict[str, Any]](SEND_QUEUE)
         self.closed = False
 
@@ -71,6 +79,7 @@ class Link:
             return True
         except (trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
             self.closed = True
+            self.why = "the peer fell too far behind (send queue full)"
             return False
 
 
@@ -95,6 +104,7 @@ class Node:
         self.changed = trio.Event()
         self.knocks: dict[bytes, dict[int, bytes | None]] = {}  # draw id -> seat -> knock or None
         self.done = trio.Event()
+        self.stopped: str | None = None  # why the game stopped before its end
         self.faults: list[str] = []
         self.local: dict[bytes, tuple[Identity, Bot]] = {}  # seat keys this node plays, by public key
         self._nursery: trio.Nursery | None = None
@@ -169,7 +179,7 @@ class Node:
             self.say(f"refused a connection: {e}")
             await fs.aclose()
             return
-        await self._run_link(peer.key, fs)
+        await self._run_link(peer.key, fs, dialled_by=peer.key)
 
     async def dial(self, host: str, port: int, expect: bytes | None = None) -> bool:
         try:
@@ -185,18 +195,23 @@ class Node:
             await fs.aclose()
             raise
         assert self._nursery is not None
-        await self._nursery.start(self._run_link, peer.key, fs)
+        await self._nursery.start(partial(self._run_link, peer.key, fs, dialled_by=self.me))
         return True
 
-    async def _run_link(self, key: bytes, fs: FramedStream, *,
+    async def _run_link(self, key: bytes, fs: FramedStream, *, dialled_by: bytes,
                         task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
         old = self.links.get(key)
         if old is not None and not old.closed:
-            # One connection per pair: the first one stays.
-            task_status.started()
-            await fs.aclose()
-            return
-        link = Link(key, fs)
+            # Two connections to one peer (both dialled at once): both sides keep the one
+            # the smaller key opened, so they agree without talking about it.
+            keeper = min(key, self.me)
+            if old.dialled_by == keeper or dialled_by != keeper:
+                task_status.started()
+                await fs.aclose()
+                return
+            old.closed = True
+            await old.stream.aclose()
+        link = Link(key, fs, dialled_by)
         self.links[key] = link
         task_status.started()
         self.say(f"connected to {fingerprint(key)}")
@@ -210,21 +225,23 @@ class Node:
                 n.cancel_scope.cancel()
         finally:
             link.closed = True
-            if self.links.get(key) is link:
+            if self.links.get(key) is link:  # not when a newer connection replaced this one
                 del self.links[key]
-            self.replica.disconnected(key)
+                self.replica.disconnected(key)
+                self.say(f"lost {fingerprint(key)}: {link.why or 'closed'}")
+                self._peer_left(key)
+                self.wake()
             await fs.aclose()
-            self.say(f"lost {fingerprint(key)}")
-            self._peer_left(key)
-            self.wake()
 
     async def _sender(self, link: Link) -> None:
         async with link.recv_q:
             async for msg in link.recv_q:
                 try:
                     await link.stream.send(msg)
-                except (ConnectionClosed, FrameError, trio.BrokenResourceError, trio.ClosedResourceError):
+                except (ConnectionClosed, FrameError, trio.BrokenResourceError,
+                        trio.ClosedResourceError) as e:
                     link.closed = True
+                    link.why = link.why or f"sending failed: {e or type(e).__name__}"
                     return
 
     async def _receiver(self, link: Link) -> None:
@@ -232,8 +249,10 @@ class Node:
             try:
                 msg = await link.stream.receive()
             except ConnectionClosed:
+                link.why = link.why or "the connection closed"
                 return
             except FrameError as e:
+                link.why = link.why or str(e)
                 if e.fault:
                     text = f"refused from {fingerprint(link.key)}: {e}"
                     self.faults.append(text)
@@ -249,6 +268,8 @@ class Node:
         t = msg.get("t")
         if t in ("have", "events", "refused"):
             self.deliver(self.replica.received(key, msg))
+            if t == "have":
+                self.wake()
         elif t == "lobby":
             self._on_lobby(key, msg)
         elif t in ("sit", "ready"):
@@ -328,17 +349,50 @@ class Node:
 
     async def actor(self) -> None:
         """Write this node's events whenever it is one of its seats' turn, until the game ends."""
+        waiting_since: dict[int, float] = {}
         while not self.done.is_set():
             changed = self.changed
             if self.replica.fork is not None:
                 self.say("the game stopped: a fork (two events for one seq by one author) was found")
+                self.stopped = "fork"
                 self.done.set()
                 return
             await self._act()
             if self.table.state is not None and to_act(self.table.state) is None:
                 self.done.set()
                 return
-            await changed.wait()
+            seq = self.table.seq
+            timeout = self._setup_timeout() if self.table.genesis is not None else math.inf
+            with trio.move_on_after(min(timeout, PAUSE_NOTE_EVERY)):
+                await changed.wait()
+            if self.table.seq != seq or self.done.is_set():
+                waiting_since.clear()
+                continue
+            self._note_pause(waiting_since)
+
+    def _setup_timeout(self) -> float:
+        return SETUP_TIMEOUT if self.table.stage() in ("accept", "commit", "reveal") else math.inf
+
+    def _note_pause(self, waiting_since: dict[int, float]) -> None:
+        """Nothing happened for a while: say who the game waits for, and abort a stuck start."""
+        seat = self.table.next_author()
+        if seat is None or seat in self.players or self.lobby is None:
+            return
+        now = trio.current_time()
+        since = waiting_since.setdefault(seat, now - PAUSE_NOTE_EVERY)
+        claim = self.lobby.claims.get(seat)
+        name = claim.name if claim else f"seat {seat}"
+        stage = self.table.stage()
+        if stage in ("accept", "commit", "reveal") and now - since >= SETUP_TIMEOUT - PAUSE_NOTE_EVERY:
+            self.say(f"the game cannot start: {name} (seat {seat}) did not send its {stage} "
+                     f"within {SETUP_TIMEOUT:g} s")
+            self.stopped = f"{name} did not send its {stage}"
+            self.done.set()
+            return
+        connected = claim is not None and (claim.owner in self.links or claim.owner == self.me)
+        self.say(f"waiting for {name} (seat {seat}): "
+                 + ("thinking" if connected else "disconnected")
+                 + f" for {now - since:.0f} s")
 
     async def _act(self) -> None:
         t = self.table
@@ -366,13 +420,18 @@ class Node:
             await self._play(seat)
 
     def _claim_seats(self) -> None:
-        """Seats this node runs, from the lobby's claims (owner = this node)."""
+        """Seats this node runs, from the lobby's claims (owner = this node); saved to disk
+        before any of their events is written, so `allegra resume` can go on with them."""
         if self.lobby is None:
             return
+        added = False
         for seat, c in self.lobby.claims.items():
             if c.owner == self.me and c.key in self.local and seat not in self.players:
                 ident, bot = self.local[c.key]
                 self.players[seat] = SeatPlayer(seat, ident, bot)
+                added = True
+        if added:
+            save_seats(self)
 
     async def _play(self, seat: int) -> None:
         state = self.table.state
@@ -420,6 +479,30 @@ class Node:
             k = sign_knock(sp.identity.key, self.table.game or self.table_id, draw) if wants else b""
             answered[seat] = k or None
             self.broadcast({"t": "knock", "seat": seat, "draw": draw, "k": k})
+
+
+def seats_path(node: Node) -> Path:
+    return node.games_dir / f"{(node.table.game or node.table_id).hex()}{SEATS_SUFFIX}"
+
+
+def save_seats(node: Node) -> None:
+    """Write what this node needs to resume the game: the lobby, its seats' keys, bots
+    and nonces, its port and the PIN; private (mode 0600), written whole, then renamed."""
+    assert node.lobby is not None
+    data = encode({
+        "lobby": node.lobby.to_msg(), "port": node.port, "pin": node.pin or "",
+        "seats": [[seat, bytes(sp.identity.key), sp.bot.name, sp.nonce]
+                  for seat, sp in sorted(node.players.items())],
+    })
+    path = seats_path(node)
+    node.games_dir.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
 
 
 def bot_for(name: str) -> Bot:

@@ -23,7 +23,7 @@ from .handshake import PROTOCOL_VERSION, HandshakeError
 from .lobby import Claim, Lobby
 from .node import REDIAL_EVERY, Node, bot_for, finish
 
-LINGER = 2.0  # seconds a finished node keeps its links so late peers can catch up
+LINGER = 10.0  # at most this long a finished node waits for its peers to hold the whole log
 
 
 class JoinError(Exception):
@@ -66,12 +66,17 @@ async def _dialer(node: Node) -> None:
 
 
 async def _play_out(node: Node, nursery: trio.Nursery) -> None:
+    """At the end, stay until every seated peer has said it holds the whole log (or LINGER)."""
     await node.done.wait()
     finish(node)
-    # Let the last events reach every peer before the links go.
+    node.broadcast(node.replica.have())
+    final = node.table.seq
+    others = (node.lobby.owners() if node.lobby else set()) - {node.me}
     with trio.move_on_after(LINGER):
-        while any(link.send_q.statistics().current_buffer_used for link in node.links.values()):
-            await trio.sleep(0.05)
+        while not all(node.replica.confirmed.get(k, -1) >= final for k in others):
+            changed = node.changed
+            await changed.wait()
+        await trio.sleep(0.1)  # our own last `have` on its way out
     nursery.cancel_scope.cancel()
 
 

@@ -44,6 +44,7 @@ class Fault:
 class Replica:
     table: Table
     peers: dict[Peer, int] = field(default_factory=dict)  # peer -> events we know it holds
+    confirmed: dict[Peer, int] = field(default_factory=dict)  # peer -> seq its last `have` said
     faults: list[Fault] = field(default_factory=list)
     accepted: list[Event] = field(default_factory=list)  # new events since the caller last looked
     fork: Fork | None = None  # once set, the game stops (DESIGN.md): nothing more is taken
@@ -113,6 +114,7 @@ class Replica:
             self._fault(peer, None, "malformed have message", "protocol")
             return []
         mine = self.table.seq
+        self.confirmed[peer] = seq
         if seq <= mine and seq > 0 and self.table.events[seq - 1].id != head:
             # Same seq, different history: the other side holds an event we refuse.
             self._fault(peer, seq - 1, f"peer's log differs from ours at or before seq {seq - 1}",
@@ -121,6 +123,8 @@ class Replica:
         if seq < mine:
             self.peers[peer] = mine
             return [(peer, m) for m in self._batch(seq)]
+        if seq > mine:
+            return [(peer, self.have())]  # it holds more: tell it where we are
         return []
 
     def _on_events(self, peer: Peer, msg: dict[str, Any]) -> list[Send]:
