@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import signal
 import sys
 from pathlib import Path
-from typing import Callable
+from typing import Any, Awaitable, Callable
 
 import trio
 
@@ -51,6 +52,16 @@ def _positive(text: str) -> float:
     return v
 
 
+def _pace(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 <= v <= 60:
+        raise argparse.ArgumentTypeError("must be 0 to 60 seconds")
+    return v
+
+
 def add_network_arguments(sub: argparse._SubParsersAction) -> None:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--interface", type=interface_arg, required=True, metavar="ADDR",
@@ -61,6 +72,8 @@ def add_network_arguments(sub: argparse._SubParsersAction) -> None:
     player.add_argument("--name", default=None, help="your player name (default: the bot's name)")
     player.add_argument("--pin", default=None, help="the table's PIN (never sent in clear)")
     player.add_argument("--quiet", action="store_true", help="print only the result")
+    player.add_argument("--pace", type=_pace, default=0.0, metavar="S",
+                        help="seconds each of this process's bots waits before it moves (default: 0)")
 
     g = sub.add_parser("games", parents=[common], help="list the tables open on the network",
                        description="List the tables advertised on the network: name, variant, "
@@ -86,6 +99,54 @@ def add_network_arguments(sub: argparse._SubParsersAction) -> None:
     j.add_argument("--wait", type=_positive, default=5.0, metavar="S",
                    help="seconds to look for the table (default: 5)")
     j.set_defaults(handler=_cmd_join, prog="allegra join")
+
+    r = sub.add_parser("resume", parents=[common], help="go on with a game this peer played",
+                       description="Go on with a networked game after this process stopped or was "
+                                   "killed: reads the replay (and its .seats file beside it), "
+                                   "reconnects to the other peers, catches up and plays to the end.")
+    r.add_argument("file", help="the game's replay file (in the data directory's games/)")
+    r.add_argument("--quiet", action="store_true", help="print only the result")
+    r.add_argument("--pace", type=_pace, default=0.0, metavar="S",
+                   help="seconds each of this process's bots waits before it moves (default: 0)")
+    r.set_defaults(handler=_cmd_resume, prog="allegra resume")
+
+
+def _leaf(group: BaseExceptionGroup) -> BaseException:
+    """The one real error inside trio's exception groups (nurseries wrap what they pass on)."""
+    first: BaseException = group
+    while isinstance(first, BaseExceptionGroup):
+        first = first.exceptions[0]
+    return first
+
+
+def _run(make: Callable[[], Awaitable[Any]]) -> Any:
+    """trio.run with SIGTERM and Ctrl-C cancelling the game cleanly (ads withdrawn, files closed)."""
+
+    async def main() -> Any:
+        out: list[Any] = [None]
+        async with trio.open_nursery() as n:
+            async def stop_on_signal() -> None:
+                with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+                    async for _ in signals:
+                        n.cancel_scope.cancel()
+                        return
+
+            async def work() -> None:
+                out[0] = await make()
+                n.cancel_scope.cancel()
+
+            n.start_soon(stop_on_signal)
+            n.start_soon(work)
+        return out[0]
+
+    try:
+        result = trio.run(main)
+    except BaseExceptionGroup as group:
+        raise _leaf(group) from None
+    if result is None:
+        raise CommandError("stopped before the game ended (the replay keeps what was played; "
+                           "`allegra resume FILE` goes on)")
+    return result
 
 
 def _identity():  # type: ignore[no-untyped-def]
@@ -149,10 +210,10 @@ def _cmd_host(args: argparse.Namespace) -> int:
     name = args.name or bot
     seats = [SeatSpec(name, bot)] + [SeatSpec(f"{b}-{i + 1}", b) for i, b in enumerate(extra)]
     ident = _identity()
-    node = trio.run(lambda: run_host(
+    node = _run(lambda: run_host(
         ident, args.interface, variant=args.variant, players=args.players,
         table_name=args.table or f"{name}'s table", seats=seats, pin=args.pin,
-        games_dir=data_dir() / "games", say=_say(args.quiet)))
+        games_dir=data_dir() / "games", say=_say(args.quiet), pace=args.pace))
     return _report(node)
 
 
@@ -181,14 +242,25 @@ def _cmd_join(args: argparse.Namespace) -> int:
     if ad.pin and args.pin is None:
         raise CommandError(f"table {ad.name!r} needs a PIN: give --pin")
     try:
-        node = trio.run(lambda: run_guest(
+        node = _run(lambda: run_guest(
             ident, args.interface, address=(ad.address, ad.port), table_id=ad.game_id,
             seats=[SeatSpec(args.name or bot, bot)], pin=args.pin,
-            games_dir=data_dir() / "games", say=_say(args.quiet), want_seat=args.seat))
+            games_dir=data_dir() / "games", say=_say(args.quiet), want_seat=args.seat,
+            pace=args.pace))
     except JoinError as e:
         raise CommandError(str(e)) from None
     return _report(node)
 
 
-def games_dir() -> Path:
-    return data_dir() / "games"
+def _cmd_resume(args: argparse.Namespace) -> int:
+    from .net.session import ResumeError, run_resume
+
+    path = Path(args.file)
+    if not path.is_file():
+        raise CommandError(f"no such file: {args.file}")
+    ident = _identity()
+    try:
+        node = _run(lambda: run_resume(ident, args.interface, path, _say(args.quiet), args.pace))
+    except ResumeError as e:
+        raise CommandError(str(e)) from None
+    return _report(node)

@@ -106,6 +106,8 @@ class Node:
         self.done = trio.Event()
         self.stopped: str | None = None  # why the game stopped before its end
         self.faults: list[str] = []
+        self.pace = 0.0  # seconds each of our bots waits before it moves
+        self.dial_everyone = False  # a resumed peer may listen on a new port: it dials all
         self.local: dict[bytes, tuple[Identity, Bot]] = {}  # seat keys this node plays, by public key
         self._nursery: trio.Nursery | None = None
 
@@ -434,6 +436,11 @@ class Node:
             save_seats(self)
 
     async def _play(self, seat: int) -> None:
+        if self.pace:
+            seq = self.table.seq
+            await trio.sleep(self.pace)  # a headless game people can follow
+            if self.table.seq != seq:
+                return
         state = self.table.state
         assert state is not None
         legal = legal_moves(state)

@@ -53,7 +53,7 @@ async def _dialer(node: Node) -> None:
             for owner, (host, port) in list(lobby.addresses.items()):
                 if owner == node.me or owner in node.links:
                     continue
-                if owner != lobby.host and node.me > owner:
+                if owner != lobby.host and node.me > owner and not node.dial_everyone:
                     continue  # the other side dials us
                 if owner == lobby.host and lobby.host == node.me:
                     continue
@@ -83,12 +83,13 @@ async def _play_out(node: Node, nursery: trio.Nursery) -> None:
 async def run_host(identity: Identity, interface: str, *, variant: str, players: int,
                    table_name: str, seats: list[SeatSpec], pin: str | None, games_dir: Path,
                    say: Callable[[str], None], advertise: bool = True,
-                   on_listening: Callable[[Node], None] | None = None) -> Node:
+                   on_listening: Callable[[Node], None] | None = None, pace: float = 0.0) -> Node:
     """Open a table; this process plays `seats` (seat 0 first); others join until it is full."""
     ruleset = ruleset_for(variant)
     ruleset.check_players(players)
     table_id = os.urandom(16)
     node = Node(identity, interface, table_id=table_id, pin=pin, games_dir=games_dir, say=say)
+    node.pace = pace
     lobby = Lobby(table_id, table_name, ruleset.to_dict(), players, host=identity.public, pin=pin is not None)
     node.lobby = lobby
     for seat, spec in enumerate(seats):
@@ -124,9 +125,11 @@ async def run_host(identity: Identity, interface: str, *, variant: str, players:
 
 async def run_guest(identity: Identity, interface: str, *, address: tuple[str, int], table_id: bytes,
                     seats: list[SeatSpec], pin: str | None, games_dir: Path,
-                    say: Callable[[str], None], want_seat: int | None = None) -> Node:
+                    say: Callable[[str], None], want_seat: int | None = None,
+                    pace: float = 0.0) -> Node:
     """Join the table listening at `address` and play `seats` there."""
     node = Node(identity, interface, table_id=table_id, pin=pin, games_dir=games_dir, say=say)
+    node.pace = pace
     claims = []
     for i, spec in enumerate(seats):
         ident = identity if i == 0 else Identity.generate()
@@ -173,3 +176,68 @@ def result_line(node: Node) -> str:
     names = [s.name for s in node.table.genesis.seats] if node.table.genesis else []
     parts = [f"{names[i] if i < len(names) else i}: {t}" for i, t in enumerate(state.totals)]
     return "game over: " + ", ".join(parts)
+
+
+class ResumeError(Exception):
+    """A game that cannot be resumed from this file; the message says why."""
+
+
+async def run_resume(identity: Identity, interface: str, replay_path: Path,
+                     say: Callable[[str], None], pace: float = 0.0) -> Node:
+    """Go on with a game this process played before it stopped: read its replay and
+    seats file, listen where it listened, reconnect, catch up, and play to the end."""
+    from ..log.codec import CodecError, decode
+    from ..log.replay import ReplayError, ReplayWriter, read_replay
+    from ..log.identity import Identity as Ident
+    from ..table import Refused
+    from .lobby import LobbyError
+    from .node import SEATS_SUFFIX, SeatPlayer
+    from nacl.signing import SigningKey
+
+    try:
+        replay = read_replay(replay_path)
+    except ReplayError as e:
+        raise ResumeError(str(e)) from None
+    seats_file = replay_path.with_suffix(SEATS_SUFFIX)
+    try:
+        data = decode(seats_file.read_bytes(), max_size=1 << 20)
+        lobby = Lobby.from_msg(data["lobby"])
+        stored = data["seats"]
+        port = int(data["port"])
+        pin = data["pin"] or None
+    except OSError as e:
+        raise ResumeError(f"{seats_file}: {e.strerror or e} (only the peer that played the game "
+                          "can resume it)") from None
+    except (CodecError, LobbyError, KeyError, TypeError, ValueError) as e:
+        raise ResumeError(f"{seats_file}: not a seats file ({e})") from None
+    if identity.public not in lobby.owners():
+        raise ResumeError("this game's seats were played by another key, not yours")
+    node = Node(identity, interface, table_id=lobby.table_id, pin=pin,
+                games_dir=replay_path.parent, say=say)
+    node.lobby = lobby
+    node.pace = pace
+    for event in replay.events:
+        try:
+            node.table.append(event)
+        except Refused as e:
+            raise ResumeError(f"{replay_path}: {e}") from None
+    for seat, seed, bot, nonce in stored:
+        ident = Ident(SigningKey(seed))
+        node.local[ident.public] = (ident, bot_for(bot))
+        node.players[seat] = SeatPlayer(seat, ident, node.local[ident.public][1], nonce)
+    node.writer = ReplayWriter(replay_path, replay.tags)
+    for event in replay.events:
+        node.writer.append(event)
+    say(f"resuming game {lobby.table_id.hex()[:8]} at seq {node.table.seq}")
+    async with trio.open_nursery() as n:
+        node._nursery = n
+        try:
+            await n.start(node.serve, port)
+        except OSError:
+            await n.start(node.serve, 0)  # our old port is taken: we dial everyone instead
+        lobby.addresses[identity.public] = (interface, node.port)
+        node.dial_everyone = True
+        n.start_soon(node.actor)
+        n.start_soon(_dialer, node)
+        n.start_soon(_play_out, node, n)
+    return node
