@@ -17,7 +17,7 @@ from typing import Any, Awaitable, Callable
 import trio
 
 from .bots.registry import bot_names
-from .log.identity import IdentityError, data_dir, load_or_create
+from .log.identity import Identity, IdentityError, data_dir, load_or_create
 from .rules import RulesetError, ruleset_for
 
 
@@ -149,7 +149,12 @@ def _run(make: Callable[[], Awaitable[Any]]) -> Any:
     return result
 
 
-def _identity():  # type: ignore[no-untyped-def]
+def _identity(args: argparse.Namespace) -> Identity:
+    """The key this process shows its peers. A headless process that only seats bots makes a
+    key of its own for the game (kept in the game's .seats file for `resume`), so several can
+    share one machine and one config directory; a person plays with their own key."""
+    if getattr(args, "bot", None) is not None:
+        return Identity.generate()
     try:
         return load_or_create()[0]
     except IdentityError as e:
@@ -209,7 +214,7 @@ def _cmd_host(args: argparse.Namespace) -> int:
         raise CommandError(f"{1 + len(extra)} seats for this process, but the table has {args.players}")
     name = args.name or bot
     seats = [SeatSpec(name, bot)] + [SeatSpec(f"{b}-{i + 1}", b) for i, b in enumerate(extra)]
-    ident = _identity()
+    ident = _identity(args)
     node = _run(lambda: run_host(
         ident, args.interface, variant=args.variant, players=args.players,
         table_name=args.table or f"{name}'s table", seats=seats, pin=args.pin,
@@ -222,7 +227,7 @@ def _cmd_join(args: argparse.Namespace) -> int:
     from .net.session import JoinError, SeatSpec, run_guest
 
     bot = _need_bot(args)
-    ident = _identity()
+    ident = _identity(args)
     wanted = args.table
 
     def matches(ad) -> bool:  # type: ignore[no-untyped-def]
@@ -258,9 +263,8 @@ def _cmd_resume(args: argparse.Namespace) -> int:
     path = Path(args.file)
     if not path.is_file():
         raise CommandError(f"no such file: {args.file}")
-    ident = _identity()
     try:
-        node = _run(lambda: run_resume(ident, args.interface, path, _say(args.quiet), args.pace))
+        node = _run(lambda: run_resume(args.interface, path, _say(args.quiet), args.pace))
     except ResumeError as e:
         raise CommandError(str(e)) from None
     return _report(node)

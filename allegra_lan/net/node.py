@@ -152,7 +152,7 @@ class Node:
         every tag the genesis fixes, so a file cut short by a crash still verifies)."""
         if self.writer is None:
             self.games_dir.mkdir(parents=True, exist_ok=True)
-            path = self.games_dir / f"{ev.game.hex()}.allegra"
+            path = game_path(self).with_suffix(".allegra")
             tags = {"Event": "allegra-lan game", "Site": "allegra-lan",
                     "Date": time.strftime("%Y.%m.%d", time.gmtime()), **log_tags(self.table)}
             self.writer = ReplayWriter(path, tags)
@@ -488,8 +488,15 @@ class Node:
             self.broadcast({"t": "knock", "seat": seat, "draw": draw, "k": k})
 
 
+def game_path(node: Node) -> Path:
+    """This peer's files of this game, without suffix: the game id and this peer's key,
+    so peers that share one data directory (several on one machine) never share a file."""
+    game = (node.table.game or node.table_id).hex()
+    return node.games_dir / f"{game[:16]}-{fingerprint(node.me)[:9]}"
+
+
 def seats_path(node: Node) -> Path:
-    return node.games_dir / f"{(node.table.game or node.table_id).hex()}{SEATS_SUFFIX}"
+    return game_path(node).with_suffix(SEATS_SUFFIX)
 
 
 def save_seats(node: Node) -> None:
@@ -498,6 +505,7 @@ def save_seats(node: Node) -> None:
     assert node.lobby is not None
     data = encode({
         "lobby": node.lobby.to_msg(), "port": node.port, "pin": node.pin or "",
+        "node": bytes(node.identity.key),
         "seats": [[seat, bytes(sp.identity.key), sp.bot.name, sp.nonce]
                   for seat, sp in sorted(node.players.items())],
     })

@@ -182,13 +182,12 @@ class ResumeError(Exception):
     """A game that cannot be resumed from this file; the message says why."""
 
 
-async def run_resume(identity: Identity, interface: str, replay_path: Path,
-                     say: Callable[[str], None], pace: float = 0.0) -> Node:
+async def run_resume(interface: str, replay_path: Path, say: Callable[[str], None],
+                     pace: float = 0.0) -> Node:
     """Go on with a game this process played before it stopped: read its replay and
     seats file, listen where it listened, reconnect, catch up, and play to the end."""
     from ..log.codec import CodecError, decode
     from ..log.replay import ReplayError, ReplayWriter, read_replay
-    from ..log.identity import Identity as Ident
     from ..table import Refused
     from .lobby import LobbyError
     from .node import SEATS_SUFFIX, SeatPlayer
@@ -205,13 +204,14 @@ async def run_resume(identity: Identity, interface: str, replay_path: Path,
         stored = data["seats"]
         port = int(data["port"])
         pin = data["pin"] or None
+        identity = Identity(SigningKey(data["node"]))
     except OSError as e:
         raise ResumeError(f"{seats_file}: {e.strerror or e} (only the peer that played the game "
                           "can resume it)") from None
     except (CodecError, LobbyError, KeyError, TypeError, ValueError) as e:
         raise ResumeError(f"{seats_file}: not a seats file ({e})") from None
     if identity.public not in lobby.owners():
-        raise ResumeError("this game's seats were played by another key, not yours")
+        raise ResumeError(f"{seats_file}: this peer's key holds no seat in the game")
     node = Node(identity, interface, table_id=lobby.table_id, pin=pin,
                 games_dir=replay_path.parent, say=say)
     node.lobby = lobby
@@ -222,7 +222,7 @@ async def run_resume(identity: Identity, interface: str, replay_path: Path,
         except Refused as e:
             raise ResumeError(f"{replay_path}: {e}") from None
     for seat, seed, bot, nonce in stored:
-        ident = Ident(SigningKey(seed))
+        ident = Identity(SigningKey(seed))
         node.local[ident.public] = (ident, bot_for(bot))
         node.players[seat] = SeatPlayer(seat, ident, node.local[ident.public][1], nonce)
     node.writer = ReplayWriter(replay_path, replay.tags)
