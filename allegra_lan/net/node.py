@@ -278,6 +278,9 @@ class Node:
             self._on_request(key, msg)
         elif t == "knock":
             self._on_knock(msg)
+        elif t == "lobby_error":
+            if self.lobby is not None and key == self.lobby.host:
+                self.say(f"the host refused our request: {str(msg.get('reason'))[:200]}")
         elif t == "ping":
             pass
         else:
@@ -319,7 +322,9 @@ class Node:
             else:
                 lobby.set_ready(key, bool(msg.get("ready")))
         except (LobbyError, KeyError, IndexError, TypeError, ValueError) as e:
-            self.links[key].send({"t": "lobby_error", "reason": str(e)[:200]}) if key in self.links else None
+            link = self.links.get(key)
+            if link is not None:
+                link.send({"t": "lobby_error", "reason": str(e)[:200]})
             self.say(f"lobby request from {fingerprint(key)} refused: {e}")
             return
         self.broadcast(lobby.to_msg())
