@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-import os
 import secrets
 import signal
 import socket

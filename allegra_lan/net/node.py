@@ -14,7 +14,7 @@ Tasks of a node (all in one nursery, so none outlives the game):
 
 from __future__ import annotations
 
-import math
+import base64
 import os
 import time
 from functools import partial
@@ -31,10 +31,10 @@ from ..log.ceremony import commitment
 from ..log.codec import encode
 from ..log.envelope import Event, sign_event
 from ..log.identity import Identity, fingerprint
-from ..log.knock import sign_knock
+from ..log.knock import KnockError, check_knock, sign_knock
 from ..log.replay import ReplayWriter
 from ..rules import Give, legal_moves, to_act, view
-from ..table import Refused, Table, move_body
+from ..table import Table, move_body
 from .framing import ConnectionClosed, FramedStream, FrameError
 from .handshake import HandshakeError, handshake
 from .lobby import Claim, Lobby, LobbyError
@@ -139,6 +139,8 @@ class Node:
             text = f"refused from {who}: " + (f"seq {f.seq}: " if f.seq is not None else "") + f.reason
             self.faults.append(text)
             self.say(text)
+        if self.replica.faults or self.replica.fork is not None:
+            self.wake()
         self.replica.faults.clear()
         new = self.replica.accepted[:]
         self.replica.accepted.clear()
@@ -277,14 +279,14 @@ class Node:
         elif t in ("sit", "ready"):
             self._on_request(key, msg)
         elif t == "knock":
-            self._on_knock(msg)
+            self._on_knock(key, msg)
         elif t == "lobby_error":
             if self.lobby is not None and key == self.lobby.host:
                 self.say(f"the host refused our request: {str(msg.get('reason'))[:200]}")
         elif t == "ping":
             pass
         else:
-            self.faults.append(f"refused from {fingerprint(key)}: unknown message {t!r:.30}")
+            self._blame(f"refused from {fingerprint(key)}: unknown message {t!r:.30}")
 
     def _on_lobby(self, key: bytes, msg: dict[str, Any]) -> None:
         if self.lobby is not None and self.lobby.host == self.me:
@@ -336,12 +338,34 @@ class Node:
             if lobby.leave(key):
                 self.broadcast(lobby.to_msg())
 
-    def _on_knock(self, msg: dict[str, Any]) -> None:
+    def _on_knock(self, key: bytes, msg: dict[str, Any]) -> None:
+        """A seat's knock or pass for a draw: only from the peer that plays that seat, only
+        the first answer, and a knock only if its signature proves it (else a Give would fail)."""
         seat, draw, k = msg.get("seat"), msg.get("draw"), msg.get("k")
+        who = fingerprint(key)
         if not isinstance(seat, int) or not isinstance(draw, bytes) or not isinstance(k, bytes):
+            self._blame(f"refused from {who}: a malformed knock message")
             return
-        self.knocks.setdefault(draw, {})[seat] = k or None
+        g = self.table.genesis
+        claim = self.lobby.claims.get(seat) if self.lobby else None
+        if g is None or claim is None or claim.owner != key or not 0 <= seat < len(g.seats):
+            self._blame(f"refused from {who}: a knock for seat {seat}, which that peer does not play")
+            return
+        answers = self.knocks.setdefault(draw, {})
+        if seat in answers:
+            return
+        if k:
+            try:
+                check_knock(k, key=g.seats[seat].key, game=self.table.game or self.table_id, draw_id=draw)
+            except KnockError as e:
+                self._blame(f"refused from {who}: a knock for seat {seat}: {e}")
+                return
+        answers[seat] = k or None
         self.wake()
+
+    def _blame(self, text: str) -> None:
+        self.faults.append(text)
+        self.say(text)
 
     # ------------------------------------------------------------ playing
 
@@ -356,50 +380,73 @@ class Node:
 
     async def actor(self) -> None:
         """Write this node's events whenever it is one of its seats' turn, until the game ends."""
-        waiting_since: dict[int, float] = {}
+        idle_since = trio.current_time()  # when the log last grew
+        last_seq = self.table.seq
+        noted = 0.0
         while not self.done.is_set():
             changed = self.changed
             if self.replica.fork is not None:
-                self.say("the game stopped: a fork (two events for one seq by one author) was found")
-                self.stopped = "fork"
-                self.done.set()
+                self._stop_for_fork()
                 return
             await self._act()
             if self.table.state is not None and to_act(self.table.state) is None:
                 self.done.set()
                 return
-            seq = self.table.seq
-            timeout = self._setup_timeout() if self.table.genesis is not None else math.inf
-            with trio.move_on_after(min(timeout, PAUSE_NOTE_EVERY)):
+            if self.table.seq != last_seq:
+                last_seq, idle_since, noted = self.table.seq, trio.current_time(), 0.0
+            if changed.is_set():
+                continue  # something happened while we acted: look again at once
+            with trio.move_on_at(idle_since + noted + PAUSE_NOTE_EVERY):
                 await changed.wait()
-            if self.table.seq != seq or self.done.is_set():
-                waiting_since.clear()
-                continue
-            self._note_pause(waiting_since)
+            if self.table.seq == last_seq and not changed.is_set():
+                noted = trio.current_time() - idle_since
+                self._note_pause(noted)
 
-    def _setup_timeout(self) -> float:
-        return SETUP_TIMEOUT if self.table.stage() in ("accept", "commit", "reveal") else math.inf
+    def _stop_for_fork(self) -> None:
+        """DESIGN.md: keep both events as the proof, show it, stop the game."""
+        fork = self.replica.fork
+        assert fork is not None
+        path = game_path(self).with_suffix(".fork")
+        try:
+            self.games_dir.mkdir(parents=True, exist_ok=True)
+            path.write_text("".join(base64.b64encode(e).decode() + "\n"
+                                    for e in (fork.first.signed, fork.second.signed)))
+            where = f"; both events are kept in {path}"
+        except OSError:
+            where = ""
+        self.say(f"the game stopped: a fork: {fingerprint(fork.first.author)} signed two different "
+                 f"events for seq {fork.seq}{where}")
+        self.stopped = "fork"
+        self.done.set()
 
-    def _note_pause(self, waiting_since: dict[int, float]) -> None:
+    def _note_pause(self, waited: float) -> None:
         """Nothing happened for a while: say who the game waits for, and abort a stuck start."""
-        seat = self.table.next_author()
-        if seat is None or seat in self.players or self.lobby is None:
+        if self.lobby is None:
             return
-        now = trio.current_time()
-        since = waiting_since.setdefault(seat, now - PAUSE_NOTE_EVERY)
+        if self.table.genesis is None:
+            lobby = self.lobby
+            self.say(f"waiting for players: {lobby.taken} of {lobby.seats} seats taken, "
+                     f"{sum(c.ready for c in lobby.claims.values())} ready")
+            return
+        seat = self.table.next_author()
+        if seat is None or seat in self.players:
+            return
         claim = self.lobby.claims.get(seat)
+        if claim is not None and claim.owner == self.me:
+            return  # one of ours, still being set up
         name = claim.name if claim else f"seat {seat}"
         stage = self.table.stage()
-        if stage in ("accept", "commit", "reveal") and now - since >= SETUP_TIMEOUT - PAUSE_NOTE_EVERY:
+        if self.table.genesis is not None and stage in ("accept", "commit", "reveal") \
+                and waited >= SETUP_TIMEOUT:
             self.say(f"the game cannot start: {name} (seat {seat}) did not send its {stage} "
                      f"within {SETUP_TIMEOUT:g} s")
             self.stopped = f"{name} did not send its {stage}"
             self.done.set()
             return
-        connected = claim is not None and (claim.owner in self.links or claim.owner == self.me)
+        connected = claim is not None and claim.owner in self.links
         self.say(f"waiting for {name} (seat {seat}): "
                  + ("thinking" if connected else "disconnected")
-                 + f" for {now - since:.0f} s")
+                 + f" for {waited:.0f} s")
 
     async def _act(self) -> None:
         t = self.table
@@ -468,11 +515,7 @@ class Node:
         sp = self.players[seat]
         move = sp.bot.choose(view(state, seat), offered)
         kind, body = move_body(move, knocks.get(move.to) if isinstance(move, Give) else None)
-        try:
-            self.publish(self._sign(seat, kind, body))
-        except Refused as e:
-            self.say(f"our own move was refused (a bug): {e}")
-            raise
+        self.publish(self._sign(seat, kind, body))
 
     def _answer_knocks(self) -> None:
         """ALLEGRA R16: after another seat's deck draw, each of our seats knocks or passes."""

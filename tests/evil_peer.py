@@ -1,0 +1,619 @@
+"""A misbehaving peer for the fault tests: a real `Node` on real TCP that cheats on purpose.
+
+The evil peer joins a table like any guest (handshake, lobby, seat, mesh, gossip) and
+plays its seat with a bot through the node's own code, so everything it sends is the
+real protocol. An `Attack` picks one moment (usually the evil seat's first move of the
+play) and sends something bad to the honest peers there: before its honest event, or
+instead of it. The honest peers are untouched `run_host` / `run_guest` nodes; the tests
+look at what they refused, what they wrote to disk and whether they finished.
+
+Bad events are sent as `events` messages that start with the last few events the evil
+peer holds. An honest peer that already holds them skips them (same bytes), one that
+lags takes them first; either way it judges the bad event against the very seq it was
+made for, so the reason it gives does not depend on which packet won a race.
+
+Everything binds to 127.0.0.1; nothing is advertised.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import trio
+
+from allegra_lan.bots.base import Bot
+from allegra_lan.log.envelope import Event, decode_event, sign_event
+from allegra_lan.log.identity import Identity, fingerprint
+from allegra_lan.log.knock import sign_knock
+from allegra_lan.net.framing import (
+    HEADER, MAX_FRAME, ConnectionClosed, FrameError,
+)
+from allegra_lan.net.lobby import Claim
+from allegra_lan.net.node import Link, Node, bot_for
+from allegra_lan.net.session import SeatSpec, _dialer, _play_out, run_guest, run_host
+from allegra_lan.rules import (
+    DrawFromDeck, Give, IllegalMove, Move, State, apply, legal_moves, move_from_dict, to_act,
+)
+from allegra_lan.rules.moves import Discard, PeekCard, Place, Slot, TurnUp
+from allegra_lan.table import SETUP_KINDS, move_body
+from allegra_lan.tools.verify import Verdict, verify_file
+
+LOOPBACK = "127.0.0.1"
+CONTEXT = 8  # held events sent ahead of a bad one, so a lagging peer judges it at its own seq
+EVIL_GRACE = 0.5  # seconds the evil peer may take to wind down once the honest peers are done
+
+
+class RawFrame(dict[str, Any]):
+    """Bytes the evil sender writes to the socket as they are (a header that lies, a body
+    that is not msgpack). A dict only so that it can wait in a `Link`'s queue in order with
+    the honest frames."""
+
+    def __init__(self, data: bytes) -> None:
+        super().__init__(t="raw")
+        self.data = data
+
+
+@dataclass
+class Sent:
+    """One bad thing the evil peer sent: what, and the signed event when it was one."""
+
+    label: str
+    signed: bytes | None = None
+
+
+class Attack:
+    """One misbehaviour. `before` runs when the evil node is about to publish one of its own
+    events and says whether the honest event still goes out; `after` runs once it went out;
+    `knock` may replace the evil seats' knocks. `done` stops the attack after one strike."""
+
+    def __init__(self) -> None:
+        self.done = False
+        self.sent: list[Sent] = []
+        self.struck_at: int | None = None  # the seq the evil peer stood at when it first struck
+        self.struck_time: float | None = None  # and when (trio clock)
+
+    def strike(self, seq: int) -> None:
+        if self.struck_at is None:
+            self.struck_at = seq
+            self.struck_time = trio.current_time()
+
+    def before(self, node: "EvilNode", ev: Event) -> bool:
+        return True
+
+    def after(self, node: "EvilNode", ev: Event) -> None:
+        return None
+
+    def knock(self, node: "EvilNode", active: int, seat: int, draw: bytes) -> bytes | None:
+        """A forged knock to send for `seat` instead of its answer to `draw` (a deck draw by
+        seat `active`), or None to answer honestly."""
+        return None
+
+    def bad_events(self) -> list[bytes]:
+        return [s.signed for s in self.sent if s.signed is not None]
+
+
+def meshed(node: Node) -> bool:
+    """The node holds a link to every other seated peer. The play may begin before the mesh
+    is whole, and a strike must reach every honest peer straight from the evil one."""
+    return node.lobby is not None and all(
+        owner in node.links for owner in node.lobby.owners() - {node.me})
+
+
+def is_play_event(node: Node, ev: Event) -> bool:
+    """A move of the play (not the genesis or the ceremony) by one of the node's seats, sent
+    while the mesh is whole."""
+    return ev.kind not in SETUP_KINDS and node.table.stage() == "play" and meshed(node)
+
+
+class EvilNode(Node):
+    """A node whose attack may send bad frames before, after or instead of its honest events."""
+
+    def __init__(self, *args: Any, attack: Attack, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.attack = attack
+        self.scope = trio.CancelScope()
+
+    # ------------------------------------------------------------ sending bad things
+
+    def seat(self) -> int:
+        (seat,) = self.players  # the evil peer plays exactly one seat
+        return seat
+
+    def sign_as(self, *, seq: int, prev: bytes, kind: str, body: dict[str, Any],
+                identity: Identity | None = None) -> bytes:
+        """An event validly signed by the evil seat (or `identity`), with any seq and prev."""
+        ident = identity or self.players[self.seat()].identity
+        game = self.table.game or self.table_id
+        return sign_event(ident.key, game=game, seq=seq, prev=prev, kind=kind, body=body).signed
+
+    def inject(self, label: str, signed: bytes, *, also: Sequence[bytes] = ()) -> None:
+        """Send `signed` to every peer, after the last CONTEXT events this node holds and
+        `also` (its own next events, not yet published)."""
+        start = max(0, self.table.seq - CONTEXT)
+        items = [e.signed for e in self.table.events[start:]] + list(also) + [signed]
+        self.attack.sent.append(Sent(label, signed))
+        self.send_all({"t": "events", "from": start, "items": items})
+
+    def send_all(self, msg: dict[str, Any]) -> None:
+        for link in list(self.links.values()):
+            link.send(msg)
+
+    def send_raw(self, label: str, data: bytes) -> None:
+        self.attack.sent.append(Sent(label))
+        self.send_all(RawFrame(data))
+
+    # ------------------------------------------------------------ the node's hooks
+
+    def publish(self, signed: bytes) -> None:
+        ev = decode_event(signed)
+        attack = self.attack
+        if not attack.done and not attack.before(self, ev):
+            return
+        super().publish(signed)
+        if not attack.done:
+            attack.after(self, ev)
+
+    async def _act(self) -> None:
+        # Once the genesis exists, write nothing until linked to every seated peer, so that
+        # a strike in the ceremony reaches every honest peer from the evil one itself.
+        if self.table.genesis is not None and not meshed(self):
+            return
+        await super()._act()
+
+    def _answer_knocks(self) -> None:
+        """Let the attack answer a draw with a forged knock instead of the honest answer."""
+        state = self.table.state
+        d = to_act(state) if state is not None and not self.attack.done else None
+        if state is not None and d is not None and d.kind == "play" \
+                and any(isinstance(m, Give) for m in legal_moves(state)):
+            draw = self.table.head
+            answered = self.knocks.setdefault(draw, {})
+            for seat in self.players:
+                if seat == d.seat or seat in answered:
+                    continue
+                forged = self.attack.knock(self, d.seat, seat, draw)
+                if forged is not None:
+                    answered[seat] = forged
+                    self.broadcast({"t": "knock", "seat": seat, "draw": draw, "k": forged})
+        super()._answer_knocks()
+
+    async def _sender(self, link: Link) -> None:
+        async with link.recv_q:
+            async for msg in link.recv_q:
+                try:
+                    if isinstance(msg, RawFrame):
+                        await link.stream.stream.send_all(msg.data)
+                    else:
+                        await link.stream.send(msg)
+                except (ConnectionClosed, FrameError, trio.BrokenResourceError,
+                        trio.ClosedResourceError) as e:
+                    link.closed = True
+                    link.why = link.why or f"sending failed: {e or type(e).__name__}"
+                    return
+
+
+# ---------------------------------------------------------------- the attacks
+
+
+def decode_move(ev: Event) -> Move:
+    """The move an event of the play carries (a give's knock is proof, not part of the move)."""
+    body = dict(ev.body)
+    body.pop("knock", None)
+    return move_from_dict({"move": ev.kind, **body})
+
+
+def other_legal_move(state: State, not_this: Move | None = None) -> Move:
+    """A legal move of the seat that must act now, other than `not_this` when there is one."""
+    moves = legal_moves(state)
+    others = [m for m in moves if m != not_this and not isinstance(m, Give)]
+    return (others or moves)[0]
+
+
+def an_illegal_move(state: State) -> Move:
+    """A well-formed move the rules forbid now: at another seat's display, or a card that is
+    not in hand, or a draw when the decision is not a draw."""
+    d = to_act(state)
+    assert d is not None
+    other = (d.seat + 1) % state.players
+    legal = legal_moves(state)
+    for move in (Place(0, Slot(other, 0, 0)), TurnUp(Slot(other, 0, 0)), PeekCard(Slot(other, 0, 0)),
+                 Discard(10_000), DrawFromDeck()):
+        if move in legal:
+            continue
+        try:
+            apply(state, move)
+        except IllegalMove:
+            return move
+    raise AssertionError(f"no illegal move found for {d}")
+
+
+class ForgedSignature(Attack):
+    """(a) Its own event with one byte of the signature flipped, then the honest one."""
+
+    def before(self, node: EvilNode, ev: Event) -> bool:
+        if not is_play_event(node, ev):
+            return True
+        forged = bytes([ev.signed[0] ^ 0x01]) + ev.signed[1:]
+        self.strike(ev.seq)
+        node.inject("forged signature", forged)
+        self.done = True
+        return True
+
+
+class WrongAuthor(Attack):
+    """(b) When its own move hands the turn to another seat: that seat's next move signed by
+    the evil seat, sent in one message right after its own move (so every honest peer judges
+    it at the seq it was made for, before the rightful author can have answered); at the next
+    such moment the same with a key that holds no seat. Its own moves go out as usual."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.signers: list[Identity | None] = [None, Identity.generate()]  # None: the evil seat
+
+    def before(self, node: EvilNode, ev: Event) -> bool:
+        t = node.table
+        if not is_play_event(node, ev):
+            return True
+        assert t.state is not None
+        after = apply(t.state, decode_move(ev))
+        d = to_act(after)
+        if d is None or d.seat in node.players:
+            return True
+        kind, body = move_body(other_legal_move(after))
+        signer = self.signers.pop(0)
+        bad = node.sign_as(seq=ev.seq + 1, prev=ev.id, kind=kind, body=body, identity=signer)
+        self.strike(ev.seq + 1)
+        node.inject("wrong author" if signer is None else "no seat", bad, also=[ev.signed])
+        self.done = not self.signers
+        return True
+
+
+class WrongSeqAndPrev(Attack):
+    """(c) On its turn at seq N: an event for a seq another seat already wrote, one for N
+    whose prev is not the id of event N-1; then the honest event."""
+
+    def before(self, node: EvilNode, ev: Event) -> bool:
+        if not is_play_event(node, ev):
+            return True
+        t = node.table
+        mine = node.players[node.seat()].identity.public
+        others = [e.seq for e in t.events if e.author != mine and e.kind not in SETUP_KINDS]
+        if not others:
+            return True  # no move by another seat yet: strike on a later turn
+        held = t.events[max(others)]
+        taken = held.seq
+        self.strike(ev.seq)
+        node.inject("seq taken", node.sign_as(seq=taken, prev=held.prev, kind=ev.kind, body=ev.body))
+        node.inject("wrong prev", node.sign_as(seq=ev.seq, prev=os.urandom(32), kind=ev.kind, body=ev.body))
+        self.done = True
+        return True
+
+
+class SeqAhead(Attack):
+    """(c) On its turn at seq N: its own move signed for seq N+3 (a seq it cannot have),
+    then, a moment later, the honest event."""
+
+    def before(self, node: EvilNode, ev: Event) -> bool:
+        if not is_play_event(node, ev):
+            return True
+        self.strike(ev.seq)
+        node.inject("seq ahead", node.sign_as(seq=ev.seq + 3, prev=ev.prev, kind=ev.kind, body=ev.body))
+        self.done = True
+        return True
+
+
+class IllegalMoves(Attack):
+    """(d) On its turn: a well-formed move the rules forbid now and a move kind that does
+    not exist, both validly signed for the right seq and prev; then the honest event."""
+
+    def before(self, node: EvilNode, ev: Event) -> bool:
+        if not is_play_event(node, ev):
+            return True
+        t = node.table
+        assert t.state is not None
+        kind, body = move_body(an_illegal_move(t.state))
+        self.strike(ev.seq)
+        node.inject("illegal move", node.sign_as(seq=ev.seq, prev=ev.prev, kind=kind, body=body))
+        node.inject("no such move", node.sign_as(seq=ev.seq, prev=ev.prev, kind="teleport", body={}))
+        self.done = True
+        return True
+
+
+class Fork(Attack):
+    """(e) On its turn: another legal move validly signed for the same seq, sent first; then
+    the honest event. Every honest peer takes one and meets the other: a fork."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.first = b""  # the twin, which every honest peer takes first
+        self.second = b""  # the evil peer's own (honest) event, the second of the pair
+
+    def before(self, node: EvilNode, ev: Event) -> bool:
+        if not is_play_event(node, ev):
+            return True
+        state = node.table.state
+        assert state is not None
+        mine = decode_move(ev)
+        kind, body = move_body(other_legal_move(state, mine))
+        twin = node.sign_as(seq=ev.seq, prev=ev.prev, kind=kind, body=body)
+        assert twin != ev.signed
+        self.strike(ev.seq)
+        node.inject("fork", twin)
+        self.first, self.second = twin, ev.signed
+        self.done = True
+        return True
+
+
+class BadFrame(Attack):
+    """(f) On its turn: raw bytes that break the framing (`data`), then the honest event."""
+
+    def __init__(self, label: str, data: bytes) -> None:
+        super().__init__()
+        self.label = label
+        self.data = data
+
+    def before(self, node: EvilNode, ev: Event) -> bool:
+        if not is_play_event(node, ev):
+            return True
+        self.strike(ev.seq)
+        node.send_raw(self.label, self.data)
+        self.done = True
+        return True
+
+
+def not_msgpack() -> bytes:
+    """A frame whose length is right and whose body is not msgpack (0xc1 is never used)."""
+    body = b"\xc1\xc1\xc1\xc1"
+    return HEADER.pack(len(body)) + body
+
+
+def oversize_header() -> bytes:
+    """A header that announces one byte more than MAX_FRAME (the body never comes)."""
+    return HEADER.pack(MAX_FRAME + 1) + b"\x80" * 16
+
+
+class BadMessages(Attack):
+    """(g) On its turn: well-framed messages the protocol does not have or cannot read,
+    then the honest event."""
+
+    MESSAGES: tuple[dict[str, Any], ...] = (
+        {"t": "gossip_v9", "items": [1, 2, 3]},
+        {"t": "events", "from": "zero", "items": 5},
+        {"t": "have", "seq": -4, "head": "nothing"},
+    )
+
+    def before(self, node: EvilNode, ev: Event) -> bool:
+        if not is_play_event(node, ev):
+            return True
+        self.strike(ev.seq)
+        for msg in self.MESSAGES:
+            self.sent.append(Sent(str(msg["t"])))
+            node.send_all(dict(msg))
+        self.done = True
+        return True
+
+
+class NeverReveal(Attack):
+    """Commits to a nonce and never reveals it: the seed can never be made."""
+
+    def before(self, node: EvilNode, ev: Event) -> bool:
+        if ev.kind != "reveal":
+            return True
+        if self.struck_at is None:
+            self.strike(ev.seq)
+            self.sent.append(Sent("withheld reveal", ev.signed))
+        return False  # never sent; the node asks again on every change and is refused again
+
+
+class WrongReveal(Attack):
+    """Reveals another nonce than the one it committed to (to choose the deal), then the right one."""
+
+    def before(self, node: EvilNode, ev: Event) -> bool:
+        if ev.kind != "reveal":
+            return True
+        self.strike(ev.seq)
+        node.inject("wrong reveal", node.sign_as(seq=ev.seq, prev=ev.prev, kind="reveal",
+                                                 body={"nonce": os.urandom(32)}))
+        self.done = True
+        return True
+
+
+class ForgedKnocks(Attack):
+    """ALLEGRA: on the first deck draw of seat `victim` (once meshed), instead of its answer, a
+    knock for the evil seat that is not a valid knock (the right shape, validly signed by the
+    evil seat, but for another draw). Later it answers honestly, so a peer that drops the
+    forged knock waits one knock window for the answer that never came, and no more."""
+
+    def __init__(self, victim: int = 0) -> None:
+        super().__init__()
+        self.victim = victim
+
+    def knock(self, node: EvilNode, active: int, seat: int, draw: bytes) -> bytes | None:
+        if active != self.victim or not meshed(node):
+            return None
+        game = node.table.game or node.table_id
+        self.strike(node.table.seq)
+        self.sent.append(Sent("forged knock"))
+        self.done = True
+        return sign_knock(node.players[seat].identity.key, game, os.urandom(32))
+
+
+class GiveFirst(Bot):
+    """An honest bot that always draws from the deck and gives the card to a knocker when
+    it can: the player a forged knock would fool first."""
+
+    name = "give-first"
+
+    def choose(self, v: Any, legal: Sequence[Move]) -> Move:
+        for kind in (Give, DrawFromDeck):
+            for m in legal:
+                if isinstance(m, kind):
+                    return m
+        return self.pick(legal)
+
+    def knocks(self, v: Any) -> bool:
+        return False
+
+
+# ---------------------------------------------------------------- a table with one evil peer
+
+
+@dataclass
+class Peer:
+    """One peer of the table and everything it said (the notes its player would read)."""
+
+    label: str
+    seat_name: str
+    bot: str
+    games_dir: Path
+    identity: Identity = field(default_factory=Identity.generate)
+    notes: list[tuple[float, str]] = field(default_factory=list)
+    node: Node | None = None
+    returned_at: float | None = None
+
+    def say(self, text: str) -> None:
+        self.notes.append((trio.current_time(), text))
+
+    @property
+    def fp(self) -> str:
+        return fingerprint(self.identity.public)
+
+    def said(self) -> list[str]:
+        return [text for _, text in self.notes]
+
+    def replays(self) -> list[Path]:
+        return sorted(self.games_dir.glob("*.allegra")) if self.games_dir.exists() else []
+
+    def verdict(self) -> Verdict:
+        files = self.replays()
+        assert len(files) == 1, f"{self.label} wrote replay files {files}"
+        return verify_file(files[0])
+
+    def progress(self) -> str:
+        state = ""
+        if self.node is not None:
+            t = self.node.table
+            d = to_act(t.state) if t.state is not None else None
+            state = (f"seq {t.seq} stage {t.stage() if t.genesis else '-'} next {d}, links "
+                     f"{len(self.node.links)}, stopped {self.node.stopped!r}, faults {self.node.faults}")
+        last = " | ".join(self.said()[-8:])
+        return f"{self.label} ({self.fp}): {state}; last notes: {last}"
+
+
+@dataclass
+class Outcome:
+    """A table after its honest peers returned: the peers, the attack, when it began (trio clock)."""
+
+    host: Peer
+    guest: Peer
+    evil: Peer
+    attack: Attack
+    began: float
+    evil_seat: int
+
+    @property
+    def honest(self) -> list[Peer]:
+        return [self.host, self.guest]
+
+    def report(self) -> str:
+        return "\n  ".join(p.progress() for p in (self.host, self.guest, self.evil))
+
+
+async def run_evil_guest(peer: Peer, attack: Attack, *, address: tuple[str, int], table_id: bytes,
+                         want_seat: int) -> EvilNode:
+    """`run_guest` with an EvilNode: join, sit at `want_seat`, then play (and cheat)."""
+    node = EvilNode(peer.identity, LOOPBACK, table_id=table_id, pin=None, games_dir=peer.games_dir,
+                    say=peer.say, attack=attack)
+    peer.node = node
+    with node.scope:
+        async with trio.open_nursery() as n:
+            node._nursery = n
+            await n.start(node.serve)
+            await node.dial(*address)
+            with trio.fail_after(10):
+                while node.lobby is None or node.lobby.host not in node.links:
+                    changed = node.changed
+                    await changed.wait()
+            node.local[peer.identity.public] = (peer.identity, bot_for(peer.bot))
+            claim = Claim(peer.seat_name, peer.identity.public, peer.identity.public, peer.bot, True)
+            host_link = node.links[node.lobby.host]
+            host_link.send({"t": "sit", "claims": [[want_seat, claim.to_msg()]],
+                            "address": [LOOPBACK, node.port]})
+            host_link.send({"t": "ready", "ready": True})
+            n.start_soon(node.actor)
+            n.start_soon(_dialer, node)
+            n.start_soon(_play_out, node, n)
+    return node
+
+
+async def play_with_evil(tmp: Path, attack: Attack, *, variant: str = "grande", limit: float,
+                         host_bot: str | Bot = "greedy", guest_bot: str = "random",
+                         evil_bot: str = "random", evil_seat: int = 1) -> Outcome:
+    """Three peers on 127.0.0.1: an honest host (seat 0), an honest guest and the evil guest
+    at `evil_seat`. Returns once both honest peers returned (the evil peer gets EVIL_GRACE
+    to finish, then is cancelled). Fails with every peer's progress after `limit` seconds."""
+    # A Bot instance replaces the host's registry bot once the host node exists.
+    host = Peer("host", "host", host_bot if isinstance(host_bot, str) else "greedy", tmp / "host")
+    guest = Peer("guest", "guest", guest_bot, tmp / "guest")
+    evil = Peer("evil", "evil", evil_bot, tmp / "evil")
+    guest_seat = 3 - evil_seat
+    listening = trio.Event()
+
+    def on_listening(node: Node) -> None:
+        host.node = node
+        if isinstance(host_bot, Bot):
+            ident, _ = node.local[host.identity.public]
+            node.local[host.identity.public] = (ident, host_bot)
+        listening.set()
+
+    async def the_host() -> None:
+        host.node = await run_host(host.identity, LOOPBACK, variant=variant, players=3,
+                                   table_name="faults", seats=[SeatSpec(host.seat_name, host.bot)],
+                                   pin=None, games_dir=host.games_dir, say=host.say, advertise=False,
+                                   on_listening=on_listening)
+        host.returned_at = trio.current_time()
+
+    async def the_guest(address: tuple[str, int], table_id: bytes) -> None:
+        guest.node = await run_guest(guest.identity, LOOPBACK, address=address, table_id=table_id,
+                                     seats=[SeatSpec(guest.seat_name, guest.bot)], pin=None,
+                                     games_dir=guest.games_dir, say=guest.say, want_seat=guest_seat)
+        guest.returned_at = trio.current_time()
+
+    evil_done = trio.Event()
+
+    async def the_evil(address: tuple[str, int], table_id: bytes) -> None:
+        try:
+            await run_evil_guest(evil, attack, address=address, table_id=table_id, want_seat=evil_seat)
+        finally:
+            evil_done.set()
+
+    began = trio.current_time()
+    try:
+        with trio.fail_after(limit):
+            async with trio.open_nursery() as outer:
+                async with trio.open_nursery() as honest:
+                    honest.start_soon(the_host)
+                    await listening.wait()
+                    assert host.node is not None
+                    address = (LOOPBACK, host.node.port)
+                    outer.start_soon(the_evil, address, host.node.table_id)
+                    honest.start_soon(the_guest, address, host.node.table_id)
+                with trio.move_on_after(EVIL_GRACE):
+                    await evil_done.wait()
+                if isinstance(evil.node, EvilNode):
+                    evil.node.scope.cancel()
+    except trio.TooSlowError:
+        raise AssertionError(f"the table did not end within {limit:g} s:\n  "
+                             + "\n  ".join(p.progress() for p in (host, guest, evil))) from None
+    return Outcome(host, guest, evil, attack, began, evil_seat)
+
+
+__all__ = [
+    "Attack", "EvilNode", "Outcome", "Peer", "RawFrame", "Sent", "play_with_evil", "run_evil_guest",
+    "ForgedSignature", "WrongAuthor", "WrongSeqAndPrev", "SeqAhead", "IllegalMoves", "Fork",
+    "BadFrame", "BadMessages", "NeverReveal", "WrongReveal", "ForgedKnocks", "GiveFirst",
+    "not_msgpack", "oversize_header", "LOOPBACK",
+]
