@@ -32,7 +32,7 @@ from net_helpers import (
 )
 
 GAME_LIMIT = 40.0  # seconds one in-process table may take (fail_after)
-KNOCK_LIMIT = 25.0  # the same, for the tables whose knock window is stretched beyond it
+KNOCK_LIMIT = 20.0  # the same, for the tables whose knock window is stretched beyond it
 PROCESS_LIMIT = 60.0  # seconds one `allegra` game subprocess may take
 ARGS_LIMIT = 20.0  # seconds a refused command may take
 LISTEN = "2"  # seconds `allegra games` listens (its documented minimum for tables already there)

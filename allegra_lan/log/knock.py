@@ -21,10 +21,31 @@ class KnockError(ValueError):
     """A knock that does not prove what it must."""
 
 
-def sign_knock(key: SigningKey, game: bytes, draw_id: bytes) -> bytes:
-    """The signed knock (64-byte signature, then the canonical message)."""
-    message = encode({"knock": 1, "game": game, "draw": draw_id}, key_order=KNOCK_KEYS)
+def sign_knock(key: SigningKey, game: bytes, draw_id: bytes, knock: bool = True) -> bytes:
+    """The signed answer to a draw (64-byte signature, then the canonical message):
+    `knock: 1` to knock, `knock: 0` to pass. Only a knock can be carried by a give."""
+    message = encode({"knock": int(knock), "game": game, "draw": draw_id}, key_order=KNOCK_KEYS)
     return bytes(key.sign(message))
+
+
+def check_answer(signed: bytes, *, key: bytes, game: bytes, draw_id: bytes) -> bool:
+    """Whether `key`'s signed answer to that draw is a knock (True) or a pass (False);
+    KnockError if it is neither, so any peer may relay answers without being trusted."""
+    if not isinstance(signed, bytes) or not 64 < len(signed) <= MAX_KNOCK:
+        raise KnockError("the answer is not a signed knock message")
+    try:
+        msg = decode(signed[64:], max_size=MAX_KNOCK, key_order=KNOCK_KEYS)
+    except CodecError as e:
+        raise KnockError(f"the answer is malformed: {e}") from None
+    if type(msg.get("knock")) is not int or msg["knock"] not in (0, 1) or msg.get("game") != game:
+        raise KnockError("the answer is for another game or malformed")
+    if msg.get("draw") != draw_id:
+        raise KnockError("the answer is for another draw")
+    try:
+        VerifyKey(key).verify(signed)
+    except BadSignatureError:
+        raise KnockError("the answer is not signed by the seat it speaks for") from None
+    return msg["knock"] == 1
 
 
 def check_knock(signed: bytes, *, key: bytes, game: bytes, draw_id: bytes) -> None:

@@ -31,7 +31,7 @@ from ..log.ceremony import commitment
 from ..log.codec import encode
 from ..log.envelope import Event, sign_event
 from ..log.identity import Identity, fingerprint
-from ..log.knock import KnockError, check_knock, sign_knock
+from ..log.knock import KnockError, check_answer, sign_knock
 from ..log.replay import ReplayWriter
 from ..rules import Give, legal_moves, to_act, view
 from ..table import Table, move_body
@@ -339,28 +339,27 @@ class Node:
                 self.broadcast(lobby.to_msg())
 
     def _on_knock(self, key: bytes, msg: dict[str, Any]) -> None:
-        """A seat's knock or pass for a draw: only from the peer that plays that seat, only
-        the first answer, and a knock only if its signature proves it (else a Give would fail)."""
+        """A seat's signed knock or pass for a draw. The signature proves the seat, so any
+        peer may relay it: each new answer goes on to every other link (a missing link
+        must not cost a knocker its chance); the first answer of a seat counts."""
         seat, draw, k = msg.get("seat"), msg.get("draw"), msg.get("k")
         who = fingerprint(key)
-        if not isinstance(seat, int) or not isinstance(draw, bytes) or not isinstance(k, bytes):
-            self._blame(f"refused from {who}: a malformed knock message")
-            return
         g = self.table.genesis
-        claim = self.lobby.claims.get(seat) if self.lobby else None
-        if g is None or claim is None or claim.owner != key or not 0 <= seat < len(g.seats):
-            self._blame(f"refused from {who}: a knock for seat {seat}, which that peer does not play")
+        if (not isinstance(seat, int) or not isinstance(draw, bytes) or not isinstance(k, bytes)
+                or g is None or not 0 <= seat < len(g.seats)):
+            self._blame(f"refused from {who}: a malformed knock message")
             return
         answers = self.knocks.setdefault(draw, {})
         if seat in answers:
             return
-        if k:
-            try:
-                check_knock(k, key=g.seats[seat].key, game=self.table.game or self.table_id, draw_id=draw)
-            except KnockError as e:
-                self._blame(f"refused from {who}: a knock for seat {seat}: {e}")
-                return
-        answers[seat] = k or None
+        try:
+            knocked = check_answer(k, key=g.seats[seat].key, game=self.table.game or self.table_id,
+                                   draw_id=draw)
+        except KnockError as e:
+            self._blame(f"refused from {who}: a knock for seat {seat}: {e}")
+            return
+        answers[seat] = k if knocked else None
+        self.broadcast(msg, but=key)
         self.wake()
 
     def _blame(self, text: str) -> None:
@@ -531,8 +530,8 @@ class Node:
             if seat == d.seat or seat in answered:
                 continue
             wants = sp.bot.knocks(view(state, seat))
-            k = sign_knock(sp.identity.key, self.table.game or self.table_id, draw) if wants else b""
-            answered[seat] = k or None
+            k = sign_knock(sp.identity.key, self.table.game or self.table_id, draw, wants)
+            answered[seat] = k if wants else None
             self.broadcast({"t": "knock", "seat": seat, "draw": draw, "k": k})
 
 
