@@ -89,7 +89,6 @@ class PlayedTable:
     variant: str
     players: int
     peers: list[InProcessPeer]
-    seconds: float
 
 
 async def play_table(tmp: Path, variant: str, layout: Sequence[Sequence[SeatSpec]],
@@ -118,7 +117,6 @@ async def play_table(tmp: Path, variant: str, layout: Sequence[Sequence[SeatSpec
         peer.node = await run_guest(peer.identity, LOOPBACK, address=address, table_id=table_id,
                                     seats=peer.seats, pin=None, games_dir=peer.games_dir, say=peer.say)
 
-    began = trio.current_time()
     try:
         with trio.fail_after(limit):
             async with trio.open_nursery() as nursery:
@@ -131,7 +129,7 @@ async def play_table(tmp: Path, variant: str, layout: Sequence[Sequence[SeatSpec
         raise AssertionError(
             f"{variant} with {players} seats on {len(peers)} peers did not finish within {limit:g} s:\n  "
             + "\n  ".join(p.progress() for p in peers)) from None
-    return PlayedTable(variant, players, peers, trio.current_time() - began)
+    return PlayedTable(variant, players, peers)
 
 
 def check_same_finished_game(played: PlayedTable) -> bytes:
@@ -190,7 +188,6 @@ class CliRun:
     args: list[str]
     home: Path
     proc: subprocess.Popen[bytes]
-    started: float
 
     @property
     def stdout_path(self) -> Path:
@@ -270,7 +267,7 @@ class CliPool:
         with open(home / "stdout.txt", "wb") as out, open(home / "stderr.txt", "wb") as err:
             proc = subprocess.Popen([*self.wrap, sys.executable, "-m", "allegra_lan", *args], cwd=ROOT,
                                     env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
-        run = CliRun(label, list(args), home, proc, time.monotonic())
+        run = CliRun(label, list(args), home, proc)
         self.runs.append(run)
         return run
 
