@@ -17,7 +17,7 @@ import msgpack
 from .log.ceremony import (
     Genesis, SetupError, commitment, derive_seed, read_commit, read_genesis, read_reveal,
 )
-from .log.envelope import NO_PREV, Event, EventError, decode_event
+from .log.envelope import NO_PREV, Event, EventError, decode_event, event_id
 from .log.knock import KnockError, check_knock
 from .rules import (
     Give, IllegalMove, MoveError, RulesetError, State, apply, describe_move, move_from_dict,
@@ -58,6 +58,7 @@ class Table:
     nonces: list[bytes] = field(default_factory=list)
     seed: bytes | None = None
     state: State | None = None
+    _ids: set[bytes] = field(default_factory=set, repr=False)  # ids of the events held
 
     # ------------------------------------------------------------ reading
 
@@ -124,6 +125,8 @@ class Table:
 
     def append(self, signed: bytes) -> Event | None:
         """Take the next event; None if it is one already held (same bytes), Refused otherwise."""
+        if isinstance(signed, (bytes, bytearray)) and event_id(bytes(signed)) in self._ids:
+            return None  # a copy gossip brought again: known by its id, no need to decode it
         try:
             ev = decode_event(signed)
         except EventError as e:
@@ -143,6 +146,7 @@ class Table:
             raise Refused(ev.seq, "prev is not the id of the event before", fault="prev")
         self._take(ev)
         self.events.append(ev)
+        self._ids.add(ev.id)
         return ev
 
     def _expect_author(self, ev: Event, seat: int, what: str) -> None:
