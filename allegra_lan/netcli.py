@@ -52,6 +52,18 @@ def _positive(text: str) -> float:
     return v
 
 
+def _address(text: str) -> tuple[str, int]:
+    host, _, port = text.rpartition(":")
+    try:
+        interface_arg(host)
+        number = int(port)
+    except (argparse.ArgumentTypeError, ValueError):
+        raise argparse.ArgumentTypeError(f"not HOST:PORT with an IPv4 host: {text!r}") from None
+    if not 0 < number < 65536:
+        raise argparse.ArgumentTypeError(f"not a TCP port: {port}")
+    return host, number
+
+
 def _pace(text: str) -> float:
     try:
         v = float(text)
@@ -89,6 +101,8 @@ def add_network_arguments(sub: argparse._SubParsersAction) -> None:
     h.add_argument("--table", default=None, help="the table's name (default: your name's table)")
     h.add_argument("--bots", default="", metavar="NAMES",
                    help="more seats this process plays, one bot name each, comma separated")
+    h.add_argument("--spectators", action="store_true",
+                   help="let anyone watch the game read-only (allegra watch)")
     h.set_defaults(handler=_cmd_host, prog="allegra host")
 
     j = sub.add_parser("join", parents=[common, player], help="join a table and play at it",
@@ -99,6 +113,20 @@ def add_network_arguments(sub: argparse._SubParsersAction) -> None:
     j.add_argument("--wait", type=_positive, default=5.0, metavar="S",
                    help="seconds to look for the table (default: 5)")
     j.set_defaults(handler=_cmd_join, prog="allegra join")
+
+    w = sub.add_parser("watch", parents=[common], help="watch a table read-only",
+                       description="Follow a game whose host allows spectators, checking every event, "
+                                   "and keep its replay. Find the table by name before it starts, or "
+                                   "give its --address and --table-id (shown by the host) at any time.")
+    w.add_argument("table", nargs="?", default=None, help="the table's name or id")
+    w.add_argument("--address", type=_address, default=None, metavar="HOST:PORT",
+                   help="where the host listens (skips discovery; needs --table-id)")
+    w.add_argument("--table-id", default=None, metavar="HEX", help="the table's id (32 hex digits)")
+    w.add_argument("--pin", default=None, help="the table's PIN")
+    w.add_argument("--wait", type=_positive, default=5.0, metavar="S",
+                   help="seconds to look for the table (default: 5)")
+    w.add_argument("--quiet", action="store_true", help="print only the result")
+    w.set_defaults(handler=_cmd_watch, prog="allegra watch")
 
     r = sub.add_parser("resume", parents=[common], help="go on with a game this peer played",
                        description="Go on with a networked game after this process stopped or was "
@@ -218,16 +246,31 @@ def _cmd_host(args: argparse.Namespace) -> int:
     node = _run(lambda: run_host(
         ident, args.interface, variant=args.variant, players=args.players,
         table_name=args.table or f"{name}'s table", seats=seats, pin=args.pin,
-        games_dir=data_dir() / "games", say=_say(args.quiet), pace=args.pace))
+        games_dir=data_dir() / "games", say=_say(args.quiet), pace=args.pace,
+        spectators=args.spectators))
     return _report(node)
 
 
 def _cmd_join(args: argparse.Namespace) -> int:
-    from .net.discovery import DiscoveryError, list_tables
     from .net.session import JoinError, SeatSpec, run_guest
 
     bot = _need_bot(args)
     ident = _identity(args)
+    ad = _find_table(args, need_free_seat=True)
+    try:
+        node = _run(lambda: run_guest(
+            ident, args.interface, address=(ad.address, ad.port), table_id=ad.game_id,
+            seats=[SeatSpec(args.name or bot, bot)], pin=args.pin,
+            games_dir=data_dir() / "games", say=_say(args.quiet), want_seat=args.seat,
+            pace=args.pace))
+    except JoinError as e:
+        raise CommandError(str(e)) from None
+    return _report(node)
+
+
+def _find_table(args: argparse.Namespace, *, need_free_seat: bool):  # type: ignore[no-untyped-def]
+    from .net.discovery import DiscoveryError, list_tables
+
     wanted = args.table
 
     def matches(ad) -> bool:  # type: ignore[no-untyped-def]
@@ -237,21 +280,41 @@ def _cmd_join(args: argparse.Namespace) -> int:
         ads = trio.run(lambda: list_tables(args.interface, args.wait, until=matches if wanted else None))
     except (DiscoveryError, OSError) as e:
         raise CommandError(f"cannot listen on {args.interface}: {e}") from None
-    found = [ad for ad in ads if matches(ad) and ad.seats_taken < ad.seats_total]
+    found = [ad for ad in ads if matches(ad) and (ad.seats_taken < ad.seats_total or not need_free_seat)]
     if not found:
         what = f"table {wanted!r}" if wanted else "an open table"
-        raise CommandError(f"no {what} with a free seat seen on {args.interface} in {args.wait:g} s")
+        free = " with a free seat" if need_free_seat else ""
+        raise CommandError(f"no {what}{free} seen on {args.interface} in {args.wait:g} s")
     if len(found) > 1:
         raise CommandError("several open tables: name one (" + ", ".join(a.name for a in found) + ")")
     ad = found[0]
     if ad.pin and args.pin is None:
         raise CommandError(f"table {ad.name!r} needs a PIN: give --pin")
+    return ad
+
+
+def _cmd_watch(args: argparse.Namespace) -> int:
+    from .net.session import JoinError, run_watch
+
+    if (args.address is None) != (args.table_id is None):
+        raise CommandError("give both --address and --table-id, or neither (to find the table by name)")
+    if args.address is not None:
+        try:
+            table_id = bytes.fromhex(args.table_id)
+        except ValueError:
+            table_id = b""
+        if len(table_id) != 16:
+            raise CommandError(f"--table-id must be 32 hex digits, not {args.table_id!r}")
+        address = args.address
+    else:
+        ad = _find_table(args, need_free_seat=False)
+        if not ad.spectators:
+            raise CommandError(f"table {ad.name!r} does not allow spectators")
+        address, table_id = (ad.address, ad.port), ad.game_id
     try:
-        node = _run(lambda: run_guest(
-            ident, args.interface, address=(ad.address, ad.port), table_id=ad.game_id,
-            seats=[SeatSpec(args.name or bot, bot)], pin=args.pin,
-            games_dir=data_dir() / "games", say=_say(args.quiet), want_seat=args.seat,
-            pace=args.pace))
+        node = _run(lambda: run_watch(args.interface, address=address, table_id=table_id,
+                                      pin=args.pin, games_dir=data_dir() / "games",
+                                      say=_say(args.quiet)))
     except JoinError as e:
         raise CommandError(str(e)) from None
     return _report(node)

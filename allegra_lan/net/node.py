@@ -107,6 +107,7 @@ class Node:
         self.stopped: str | None = None  # why the game stopped before its end
         self.faults: list[str] = []
         self.pace = 0.0  # seconds each of our bots waits before it moves
+        self.spectator = False  # watches only: holds no seat, dials only the host
         self.dial_everyone = False  # a resumed peer may listen on a new port: it dials all
         self.local: dict[bytes, tuple[Identity, Bot]] = {}  # seat keys this node plays, by public key
         self._nursery: trio.Nursery | None = None
@@ -169,8 +170,9 @@ class Node:
         await trio.serve_listeners(self._accept, listeners)
 
     def _seated_keys(self) -> set[bytes] | None:
-        """Who may connect: anyone while the lobby is open, the seated peers once it started."""
-        if self.table.genesis is None or self.lobby is None:
+        """Who may connect: anyone while the lobby is open; once it started, the seated
+        peers, and anyone at a table whose host allowed (read-only) spectators."""
+        if self.table.genesis is None or self.lobby is None or self.lobby.spectators:
             return None
         return self.lobby.owners()
 
@@ -306,6 +308,10 @@ class Node:
     def _on_request(self, key: bytes, msg: dict[str, Any]) -> None:
         lobby = self.lobby
         if lobby is None or lobby.host != self.me or self.table.genesis is not None:
+            if msg.get("t") == "sit" and self.table.genesis is not None:
+                link = self.links.get(key)
+                if link is not None:
+                    link.send({"t": "lobby_error", "reason": "the game has started: you may only watch"})
             return
         try:
             if msg["t"] == "sit":

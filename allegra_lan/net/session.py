@@ -53,6 +53,8 @@ async def _dialer(node: Node) -> None:
             for owner, (host, port) in list(lobby.addresses.items()):
                 if owner == node.me or owner in node.links:
                     continue
+                if node.spectator and owner != lobby.host:
+                    continue  # a spectator follows the game through the host
                 if owner != lobby.host and node.me > owner and not node.dial_everyone:
                     continue  # the other side dials us
                 if owner == lobby.host and lobby.host == node.me:
@@ -71,7 +73,7 @@ async def _play_out(node: Node, nursery: trio.Nursery) -> None:
     finish(node)
     node.broadcast(node.replica.have())
     final = node.table.seq
-    others = (node.lobby.owners() if node.lobby else set()) - {node.me}
+    others = (node.lobby.owners() if node.lobby and not node.spectator else set()) - {node.me}
     # A stopped game (a fork, an aborted start) has a peer that will never confirm.
     with trio.move_on_after(LINGER if node.stopped is None else 1.0):
         while not all(node.replica.confirmed.get(k, -1) >= final for k in others):
@@ -84,14 +86,16 @@ async def _play_out(node: Node, nursery: trio.Nursery) -> None:
 async def run_host(identity: Identity, interface: str, *, variant: str, players: int,
                    table_name: str, seats: list[SeatSpec], pin: str | None, games_dir: Path,
                    say: Callable[[str], None], advertise: bool = True,
-                   on_listening: Callable[[Node], None] | None = None, pace: float = 0.0) -> Node:
+                   on_listening: Callable[[Node], None] | None = None, pace: float = 0.0,
+                   spectators: bool = False) -> Node:
     """Open a table; this process plays `seats` (seat 0 first); others join until it is full."""
     ruleset = ruleset_for(variant)
     ruleset.check_players(players)
     table_id = os.urandom(16)
     node = Node(identity, interface, table_id=table_id, pin=pin, games_dir=games_dir, say=say)
     node.pace = pace
-    lobby = Lobby(table_id, table_name, ruleset.to_dict(), players, host=identity.public, pin=pin is not None)
+    lobby = Lobby(table_id, table_name, ruleset.to_dict(), players, host=identity.public,
+                  pin=pin is not None, spectators=spectators)
     node.lobby = lobby
     for seat, spec in enumerate(seats):
         ident = identity if seat == 0 else Identity.generate()
@@ -110,7 +114,7 @@ async def run_host(identity: Identity, interface: str, *, variant: str, players:
             async with Advertiser(interface) as adv:
                 await adv.start(_ad(node, lobby, variant))
                 say(f"table {table_name!r} open on {interface}:{node.port}, "
-                    f"{lobby.taken} of {players} seats taken")
+                    f"{lobby.taken} of {players} seats taken (table id {table_id.hex()})")
                 shown = lobby.taken
                 while node.table.genesis is None:
                     changed = node.changed
@@ -177,6 +181,34 @@ def result_line(node: Node) -> str:
     names = [s.name for s in node.table.genesis.seats] if node.table.genesis else []
     parts = [f"{names[i] if i < len(names) else i}: {t}" for i, t in enumerate(state.totals)]
     return "game over: " + ", ".join(parts)
+
+
+async def run_watch(interface: str, *, address: tuple[str, int], table_id: bytes, pin: str | None,
+                    games_dir: Path, say: Callable[[str], None]) -> Node:
+    """Watch a table whose host allows spectators: follow its log (read-only) to the end,
+    checking every event like a player, and keep the replay."""
+    node = Node(Identity.generate(), interface, table_id=table_id, pin=pin, games_dir=games_dir, say=say)
+    node.spectator = True
+    async with trio.open_nursery() as n:
+        node._nursery = n
+        await n.start(node.serve)
+        try:
+            await node.dial(*address)
+        except HandshakeError as e:
+            raise JoinError(str(e)) from None
+        if not node.links:
+            raise JoinError(f"no table answers at {address[0]}:{address[1]}")
+        with trio.fail_after(30):
+            while node.lobby is None and node.table.genesis is None:
+                changed = node.changed
+                await changed.wait()
+        if node.lobby is not None and not node.lobby.spectators:
+            raise JoinError("this table's host does not allow spectators")
+        say("watching; every event is checked as it arrives")
+        n.start_soon(node.actor)
+        n.start_soon(_dialer, node)
+        n.start_soon(_play_out, node, n)
+    return node
 
 
 class ResumeError(Exception):
