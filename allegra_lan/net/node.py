@@ -196,8 +196,7 @@ class Node:
         try:
             peer = await handshake(fs, self.identity, initiator=True, table_id=self.table_id,
                                    pin=self.pin, expect_keys=None if expect is None else [expect])
-        except HandshakeError as e:
-            self.say(f"could not join {host}:{port}: {e.reason if not e.by_peer else e}")
+        except HandshakeError:
             await fs.aclose()
             raise
         assert self._nursery is not None

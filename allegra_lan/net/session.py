@@ -61,8 +61,8 @@ async def _dialer(node: Node) -> None:
                     continue
                 try:
                     await node.dial(host, port, expect=owner)
-                except HandshakeError:
-                    pass
+                except HandshakeError as e:
+                    node.say(f"could not connect to {fingerprint(owner)} at {host}:{port}: {e}")
         with trio.move_on_after(REDIAL_EVERY):
             await node.done.wait()
 
@@ -118,7 +118,8 @@ async def run_host(identity: Identity, interface: str, *, variant: str, players:
                 shown = lobby.taken
                 while node.table.genesis is None:
                     changed = node.changed
-                    if lobby.taken != shown:
+                    # A full, ready table starts at once: it is withdrawn, not updated.
+                    if lobby.taken != shown and not lobby.all_ready():
                         shown = lobby.taken
                         await adv.update(_ad(node, lobby, variant))
                         say(f"{lobby.taken} of {players} seats taken")
