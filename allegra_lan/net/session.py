@@ -24,6 +24,7 @@ from .lobby import Claim, Lobby
 from .node import REDIAL_EVERY, Node, bot_for, finish
 
 LINGER = 10.0  # at most this long a finished node waits for its peers to hold the whole log
+DIAL_TIMEOUT = 5.0  # seconds one connection attempt (TCP and handshake) may take
 
 
 class JoinError(Exception):
@@ -57,10 +58,9 @@ async def _dialer(node: Node) -> None:
                     continue  # a spectator follows the game through the host
                 if owner != lobby.host and node.me > owner and not node.dial_everyone:
                     continue  # the other side dials us
-                if owner == lobby.host and lobby.host == node.me:
-                    continue
                 try:
-                    await node.dial(host, port, expect=owner)
+                    with trio.move_on_after(DIAL_TIMEOUT):  # a dead link must not hold up the others
+                        await node.dial(host, port, expect=owner)
                 except HandshakeError as e:
                     node.say(f"could not connect to {fingerprint(owner)} at {host}:{port}: {e}")
         with trio.move_on_after(REDIAL_EVERY):
