@@ -108,7 +108,7 @@ class TableAd:
 
     `game_id` is the table's id (the game id once the genesis exists), `pin` says
     whether joining needs the table's PIN, `host` is the host key's fingerprint
-    (`XXXX-XXXX-XXXX-XXXX`) so people can tell two tables of the same name apart,
+    (four groups of four, e.g. `HSXE-DL7C-VDBV-BFWU`) so people can tell two tables of the same name apart,
     `address`/`port` are where the host accepts peers, `proto` the protocol
     version the host speaks. Constructing one checks every field, so an ad can
     never be advertised in a shape a browser would refuse.

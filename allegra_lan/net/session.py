@@ -25,6 +25,7 @@ from .node import REDIAL_EVERY, Node, bot_for, finish
 
 LINGER = 10.0  # at most this long a finished node waits for its peers to hold the whole log
 DIAL_TIMEOUT = 5.0  # seconds one connection attempt (TCP and handshake) may take
+HOST_TIMEOUT = 30.0  # seconds a joining peer waits for the host's lobby
 
 
 class JoinError(Exception):
@@ -81,6 +82,26 @@ async def _play_out(node: Node, nursery: trio.Nursery) -> None:
             await changed.wait()
         await trio.sleep(0.1)  # our own last `have` on its way out
     nursery.cancel_scope.cancel()
+
+
+async def _reach_host(node: Node, nursery: trio.Nursery, address: tuple[str, int]) -> Lobby:
+    """Listen, connect to the host and wait for its lobby; JoinError says what failed."""
+    node._nursery = nursery
+    await nursery.start(node.serve)
+    where = f"{address[0]}:{address[1]}"
+    try:
+        await node.dial(*address)
+    except HandshakeError as e:
+        raise JoinError(str(e)) from None
+    if not node.links:
+        raise JoinError(f"no table answers at {where}")
+    with trio.move_on_after(HOST_TIMEOUT):
+        while node.lobby is None:
+            changed = node.changed
+            await changed.wait()
+    if node.lobby is None:
+        raise JoinError(f"the host at {where} sent no lobby within {HOST_TIMEOUT:g} s")
+    return node.lobby
 
 
 async def run_host(identity: Identity, interface: str, *, variant: str, players: int,
@@ -141,19 +162,7 @@ async def run_guest(identity: Identity, interface: str, *, address: tuple[str, i
         ident = identity if i == 0 else Identity.generate()
         claims.append((spec, ident))
     async with trio.open_nursery() as n:
-        node._nursery = n
-        await n.start(node.serve)
-        try:
-            await node.dial(*address)
-        except HandshakeError as e:
-            raise JoinError(str(e)) from None
-        if not node.links:
-            raise JoinError(f"no table answers at {address[0]}:{address[1]}")
-        with trio.fail_after(30):
-            while node.lobby is None:
-                changed = node.changed
-                await changed.wait()
-        lobby = node.lobby
+        lobby = await _reach_host(node, n, address)
         free = lobby.free_seats()
         if want_seat is not None and want_seat not in free:
             raise JoinError(f"seat {want_seat} is not free (free: {', '.join(map(str, free)) or 'none'})")
@@ -191,19 +200,8 @@ async def run_watch(interface: str, *, address: tuple[str, int], table_id: bytes
     node = Node(Identity.generate(), interface, table_id=table_id, pin=pin, games_dir=games_dir, say=say)
     node.spectator = True
     async with trio.open_nursery() as n:
-        node._nursery = n
-        await n.start(node.serve)
-        try:
-            await node.dial(*address)
-        except HandshakeError as e:
-            raise JoinError(str(e)) from None
-        if not node.links:
-            raise JoinError(f"no table answers at {address[0]}:{address[1]}")
-        with trio.fail_after(30):
-            while node.lobby is None and node.table.genesis is None:
-                changed = node.changed
-                await changed.wait()
-        if node.lobby is not None and not node.lobby.spectators:
+        lobby = await _reach_host(node, n, address)
+        if not lobby.spectators:
             raise JoinError("this table's host does not allow spectators")
         say("watching; every event is checked as it arrives")
         n.start_soon(node.actor)
