@@ -42,11 +42,15 @@ def interface_arg(text: str) -> str:
     return text
 
 
-def _positive(text: str) -> float:
+def _seconds(text: str) -> float:
     try:
-        v = float(text)
+        return float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+
+
+def _positive(text: str) -> float:
+    v = _seconds(text)
     if not 0 < v <= 600:
         raise argparse.ArgumentTypeError("must be more than 0 and at most 600 seconds")
     return v
@@ -65,10 +69,7 @@ def _address(text: str) -> tuple[str, int]:
 
 
 def _pace(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    v = _seconds(text)
     if not 0 <= v <= 60:
         raise argparse.ArgumentTypeError("must be 0 to 60 seconds")
     return v

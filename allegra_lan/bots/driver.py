@@ -14,7 +14,7 @@ from typing import Sequence
 
 from allegra_lan.local import LocalGame
 from allegra_lan.rules.effects import Cleared, Discarded, Given
-from allegra_lan.rules.engine import apply, legal_moves, new_game, to_act, winners
+from allegra_lan.rules.engine import ACTION_VALUES, apply, legal_moves, new_game, to_act, winners
 from allegra_lan.rules.moves import Give, Move, describe_move
 from allegra_lan.rules.ruleset import Ruleset
 from allegra_lan.rules.state import Phase, State
@@ -23,7 +23,6 @@ from allegra_lan.rules.view import view
 from . import registry
 from .base import Bot, seat_seed
 
-ACTION_VALUES = (-2, 5, 13)  # Grande R22
 
 MAX_MOVES = 200_000
 """A game that has not ended after this many moves is a bug (a bot that never ends a

@@ -168,7 +168,7 @@ class Replica:
         for p, known in self.peers.items():
             if p == source:
                 continue
-            start = min(first, known) if known < first else first
+            start = min(first, known)
             for m in self._batch(start):
                 out.append((p, m))
             self.peers[p] = self.table.seq

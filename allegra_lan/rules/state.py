@@ -194,7 +194,7 @@ class State:
     def canonical(self) -> tuple[Any, ...]:
         """Everything the log has determined, as nested tuples of ints, bools, str and None."""
         return (
-            tuple(sorted(self.ruleset.to_dict().items(), key=lambda kv: kv[0]).__iter__()).__repr__(),
+            repr(tuple(sorted(self.ruleset.to_dict().items(), key=lambda kv: kv[0]))),
             self.players, self.round_no, self.dealer, int(self.phase), self.active,
             tuple((g.rows, g.cols, tuple(g.cells)) for g in self.grids),
             tuple(sorted(self.up)), tuple(self.known),
