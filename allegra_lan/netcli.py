@@ -68,6 +68,16 @@ def _address(text: str) -> tuple[str, int]:
     return host, number
 
 
+def _takeover(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number of seconds: {text!r}") from None
+    if not 0 <= v <= 3600:
+        raise argparse.ArgumentTypeError("must be 0 to 3600 seconds")
+    return v
+
+
 def _pace(text: str) -> float:
     v = _seconds(text)
     if not 0 <= v <= 60:
@@ -104,6 +114,9 @@ def add_network_arguments(sub: argparse._SubParsersAction) -> None:
                    help="more seats this process plays, one bot name each, comma separated")
     h.add_argument("--spectators", action="store_true",
                    help="let anyone watch the game read-only (allegra watch)")
+    h.add_argument("--takeover-after", type=_takeover, default=120, metavar="S",
+                   help="seconds a player may be away before the other seats may agree to let a "
+                        "bot play their seat (0: never; default: 120)")
     h.set_defaults(handler=_cmd_host, prog="allegra host")
 
     j = sub.add_parser("join", parents=[common, player], help="join a table and play at it",
@@ -248,7 +261,7 @@ def _cmd_host(args: argparse.Namespace) -> int:
         ident, args.interface, variant=args.variant, players=args.players,
         table_name=args.table or f"{name}'s table", seats=seats, pin=args.pin,
         games_dir=data_dir() / "games", say=_say(args.quiet), pace=args.pace,
-        spectators=args.spectators))
+        spectators=args.spectators, takeover=args.takeover_after))
     return _report(node)
 
 

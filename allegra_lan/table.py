@@ -19,6 +19,7 @@ from .log.ceremony import (
 )
 from .log.envelope import NO_PREV, Event, EventError, decode_event, event_id
 from .log.knock import KnockError, check_knock
+from .log.takeover import ConsentError, check_consent, read_seats
 from .rules import (
     Give, IllegalMove, MoveError, RulesetError, State, apply, describe_move, move_from_dict,
     move_name, move_to_dict, new_game, ruleset_from_dict, state_hash, to_act,
@@ -26,6 +27,7 @@ from .rules import (
 from .rules.moves import Move
 
 SETUP_KINDS = ("genesis", "accept", "commit", "reveal")
+TAKEOVER = "takeover"  # remaining seats hand missing seats to bots (log/takeover.py)
 
 
 class Refused(ValueError):
@@ -58,6 +60,7 @@ class Table:
     nonces: list[bytes] = field(default_factory=list)
     seed: bytes | None = None
     state: State | None = None
+    keys: list[bytes] = field(default_factory=list)  # each seat's key now (a takeover changes it)
     _ids: set[bytes] = field(default_factory=set, repr=False)  # ids of the events held
 
     # ------------------------------------------------------------ reading
@@ -106,11 +109,12 @@ class Table:
         return None if d is None else d.seat
 
     def seat_of(self, key: bytes) -> int | None:
+        """The seat `key` writes for now (or wrote for, before a takeover gave it a new key)."""
         if self.genesis is None:
             return None
-        for i, s in enumerate(self.genesis.seats):
-            if s.key == key:
-                return i
+        for keys in (self.keys, [s.key for s in self.genesis.seats]):
+            if key in keys:
+                return keys.index(key)
         return None
 
     def name_of(self, key: bytes) -> str:
@@ -150,8 +154,7 @@ class Table:
         return ev
 
     def _expect_author(self, ev: Event, seat: int, what: str) -> None:
-        assert self.genesis is not None
-        if ev.author != self.genesis.seats[seat].key:
+        if ev.author != self.keys[seat]:
             who = self.seat_of(ev.author)
             by = "a key that holds no seat" if who is None else f"seat {who}"
             raise Refused(ev.seq, f"wrong author: {what} is seat {seat}'s to write, not {by}'s",
@@ -174,6 +177,7 @@ class Table:
                 if ev.author != g.seats[0].key:
                     raise Refused(ev.seq, "wrong author: the genesis is seat 0's to write", fault="author")
                 self.genesis = g
+                self.keys = [s.key for s in g.seats]
                 return
             n = self.players
             if st in ("accept", "commit", "reveal"):
@@ -197,7 +201,10 @@ class Table:
                 return
             if st == "over":
                 raise Refused(ev.seq, "the game is over", fault="over")
-            self._move(ev)
+            if ev.kind == TAKEOVER:
+                self._takeover(ev)
+            else:
+                self._move(ev)
         except (SetupError, RulesetError) as e:
             raise Refused(ev.seq, str(e), fault="setup") from None
 
@@ -225,7 +232,7 @@ class Table:
             if not 0 <= move.to < self.players:
                 raise Refused(ev.seq, f"illegal move: there is no seat {move.to}", fault="illegal")
             try:
-                check_knock(knock, key=self.genesis.seats[move.to].key, game=ev.game,
+                check_knock(knock, key=self.keys[move.to], game=ev.game,
                             draw_id=self.head)
             except KnockError as e:
                 raise Refused(ev.seq, f"illegal move: {e}", fault="illegal") from None
@@ -233,6 +240,74 @@ class Table:
             self.state = apply(self.state, move)
         except IllegalMove as e:
             raise Refused(ev.seq, f"illegal move ({describe_move(move)}): {e}", fault="illegal") from None
+
+
+    def _takeover(self, ev: Event) -> None:
+        """Every seat not taken signed its consent to give the taken seats these new keys,
+        here and nowhere else; the seat that must act now is one of them (so the only
+        event a takeover can stand against is that seat's own, see `supersede`)."""
+        assert self.state is not None
+        if set(ev.body) != {"seats", "signs"}:
+            raise Refused(ev.seq, "a takeover's body is exactly seats and signs", fault="takeover")
+        try:
+            seats = read_seats(ev.body["seats"], self.players)
+        except ConsentError as e:
+            raise Refused(ev.seq, f"takeover: {e}", fault="takeover") from None
+        taken = {s for s, _ in seats}
+        d = to_act(self.state)
+        assert d is not None
+        if d.seat not in taken:
+            raise Refused(ev.seq, f"takeover: seat {d.seat}, which must act now, is not among the "
+                                  "taken seats", fault="takeover")
+        author = self.keys.index(ev.author) if ev.author in self.keys else None
+        if author is None or author in taken:
+            raise Refused(ev.seq, "wrong author: a takeover is written by a seat that stays",
+                          fault="author")
+        new_keys = [k for _, k in seats]
+        if len(set(new_keys)) != len(new_keys) or any(k in self.keys for k in new_keys):
+            raise Refused(ev.seq, "takeover: each taken seat needs a key of its own, new to the game",
+                          fault="takeover")
+        signs = ev.body["signs"]
+        stay = [s for s in range(self.players) if s not in taken]
+        if (not isinstance(signs, list) or len(signs) != len(stay)
+                or any(not isinstance(x, list) or len(x) != 2 for x in signs)
+                or [x[0] for x in signs] != stay):
+            raise Refused(ev.seq, "takeover: it needs the consent of every seat that stays, "
+                                  f"in seat order ({', '.join(map(str, stay))})", fault="takeover")
+        for seat, sig in signs:
+            try:
+                check_consent(sig, key=self.keys[seat], game=ev.game, seq=ev.seq, prev=ev.prev,
+                              seats=seats)
+            except ConsentError as e:
+                raise Refused(ev.seq, f"takeover: seat {seat}: {e}", fault="takeover") from None
+        for seat, key in seats:
+            self.keys[seat] = key
+
+    def supersede(self, signed: bytes) -> list[Event]:
+        """Take a takeover at a seq this table already holds, dropping what it replaces.
+
+        A seat that was cut off may have gone on writing its own moves while the others
+        agreed to hand it to a bot. Every remaining seat signed the takeover for that
+        very seq and prev, so none of them built on the cut-off seat's events: the
+        takeover wins, and only events by the taken seats are dropped (returned, to be
+        kept as evidence). Refused if `signed` is anything else."""
+        try:
+            ev = decode_event(signed)
+        except EventError as e:
+            raise Refused(_peek_seq(signed), str(e), fault="format") from None
+        if ev.kind != TAKEOVER or not 0 < ev.seq < self.seq or ev.game != self.game:
+            raise Refused(ev.seq, "only a takeover may stand in place of events already held",
+                          fault="seq")
+        before, _ = fold(e.signed for e in self.events[:ev.seq])
+        old = list(before.keys)
+        before.append(signed)  # Refused here if the takeover is not valid at that place
+        dropped = self.events[ev.seq:]
+        replaced = {k for k, new in zip(old, before.keys) if k != new}
+        if any(e.author not in replaced for e in dropped):
+            raise Refused(ev.seq, "a takeover may only stand in place of the taken seats' own events",
+                          fault="seq")
+        self.__dict__.update(before.__dict__)
+        return dropped
 
 
 def move_body(move: Move, knock: bytes | None = None) -> tuple[str, dict[str, Any]]:

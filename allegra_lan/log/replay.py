@@ -166,6 +166,13 @@ class ReplayWriter:
                 os.fsync(f.fileno())
         os.replace(tmp, self.path)
 
+    def replace(self, events: list[bytes]) -> None:
+        """Rewrite the file whole with these events, atomically, and go on appending
+        (a takeover replaced events this peer wrote while it was cut off)."""
+        self._lines = [base64.b64encode(e).decode("ascii") for e in events]
+        self.finish({})
+        self._f = open(self.path, "a", encoding="utf-8", newline="\n")
+
     def close(self) -> None:
         if self._f is not None:
             self._f.close()

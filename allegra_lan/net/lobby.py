@@ -15,6 +15,9 @@ from ..log.ceremony import MAX_NAME, Genesis, SeatInfo
 from ..rules import ruleset_from_dict
 
 
+MAX_TAKEOVER = 3600
+
+
 class LobbyError(ValueError):
     """A lobby request that cannot be granted; the message says why in one line."""
 
@@ -56,12 +59,15 @@ class Lobby:
     host: bytes  # the host's key: it holds seat 0 and writes the genesis
     pin: bool = False
     spectators: bool = False
+    takeover: int = 0  # seconds a seat's peer may be gone before a bot may take it (0: never)
     claims: dict[int, Claim] = field(default_factory=dict)
     addresses: dict[bytes, tuple[str, int]] = field(default_factory=dict)  # owner -> where it listens
 
     def __post_init__(self) -> None:
         rs = ruleset_from_dict(self.ruleset)
         rs.check_players(self.seats)
+        if type(self.takeover) is not int or not 0 <= self.takeover <= MAX_TAKEOVER:
+            raise LobbyError(f"the takeover time must be 0 to {MAX_TAKEOVER} seconds")
 
     @property
     def taken(self) -> int:
@@ -113,6 +119,7 @@ class Lobby:
         return {
             "t": "lobby", "table": self.table_id, "name": self.name, "ruleset": self.ruleset,
             "seats": self.seats, "host": self.host, "pin": self.pin, "spectators": self.spectators,
+            "takeover": self.takeover,
             "claims": [[s, c.to_msg()] for s, c in sorted(self.claims.items())],
             "addresses": [[k, h, p] for k, (h, p) in sorted(self.addresses.items())],
         }
@@ -121,7 +128,7 @@ class Lobby:
     def from_msg(cls, m: dict[str, Any]) -> "Lobby":
         try:
             lobby = cls(m["table"], m["name"], m["ruleset"], m["seats"], m["host"],
-                        bool(m["pin"]), bool(m["spectators"]))
+                        bool(m["pin"]), bool(m["spectators"]), m["takeover"])
             for seat, c in m["claims"]:
                 lobby.claims[int(seat)] = Claim.from_msg(c)
             for key, host, port in m["addresses"]:

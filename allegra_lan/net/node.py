@@ -9,7 +9,8 @@ Tasks of a node (all in one nursery, so none outlives the game):
   listener      accepts connections, runs the handshake, starts a link
   link (each)   a sender (queued frames) and a receiver (dispatch)
   dialer        keeps a connection open to every other seated peer
-  actor         writes the events of the seats this peer plays when it is their turn
+  actor         writes the events of the seats this peer plays when it is their turn,
+                and proposes a takeover when a seat's peer stays away (net/takeover.py)
 """
 
 from __future__ import annotations
@@ -33,12 +34,16 @@ from ..log.envelope import Event, sign_event
 from ..log.identity import Identity, fingerprint
 from ..log.knock import KnockError, check_answer, sign_knock
 from ..log.replay import ReplayWriter
+from ..log.takeover import ConsentError, check_consent, sign_consent
 from ..rules import Give, legal_moves, to_act, view
-from ..table import Table, move_body
+from ..table import TAKEOVER, Table, move_body
 from .framing import ConnectionClosed, FramedStream, FrameError
 from .handshake import HandshakeError, handshake
 from .lobby import Claim, Lobby, LobbyError
 from .sync import Replica
+from .takeover import (
+    ASK_AGAIN, GIVE_UP, Promise, Proposal, parse_ask, proposer, runners, seats_to_take, why_not,
+)
 
 SEND_QUEUE = 256  # frames waiting for one peer; a peer that falls further behind is dropped
 KNOCK_WINDOW = 3.0  # seconds the active seat waits for knocks (ALLEGRA R16)
@@ -47,6 +52,7 @@ PAUSE_NOTE_EVERY = 5.0  # seconds between "waiting for ..." notes while the game
 SEATS_SUFFIX = ".seats"
 REDIAL_EVERY = 0.5
 PING_EVERY = 2.0
+TAKEOVER_BOT = "greedy"  # plays a taken seat that was a person's (a bot's seat keeps its bot)
 
 
 @dataclass
@@ -110,6 +116,11 @@ class Node:
         self.spectator = False  # watches only: holds no seat, dials only the host
         self.dial_everyone = False  # a resumed peer may listen on a new port: it dials all
         self.local: dict[bytes, tuple[Identity, Bot]] = {}  # seat keys this node plays, by public key
+        self.absent_since: dict[bytes, float] = {}  # peer -> when we last lost (or missed) it
+        self.proposal: Proposal | None = None  # our takeover ask, while it gathers consents
+        self.promises: dict[int, Promise] = {}  # seq -> the takeover we consented to there
+        self.retry_at = 0.0  # no new takeover ask before this (trio time)
+        self._runners: tuple[int, dict[int, bytes]] = (-1, {})
         self._nursery: trio.Nursery | None = None
 
     # ------------------------------------------------------------ plumbing
@@ -145,9 +156,15 @@ class Node:
         self.replica.faults.clear()
         new = self.replica.accepted[:]
         self.replica.accepted.clear()
-        for ev in new:
-            self._persist(ev)
+        if self.replica.superseded:
+            self._superseded()
+        else:
+            for ev in new:
+                self._persist(ev)
         if new:
+            if any(ev.kind == TAKEOVER for ev in new):
+                self._sync_seats()
+            self._forget_promises()
             self.wake()
 
     def _persist(self, ev: Event) -> None:
@@ -160,6 +177,53 @@ class Node:
                     "Date": time.strftime("%Y.%m.%d", time.gmtime()), **log_tags(self.table)}
             self.writer = ReplayWriter(path, tags)
         self.writer.append(ev.signed)
+
+    def _superseded(self) -> None:
+        """A takeover replaced moves our seats wrote while we were cut off: keep them as
+        evidence beside the replay, and rewrite the replay as the table's log now is."""
+        dropped = self.replica.superseded[:]
+        self.replica.superseded.clear()
+        path = game_path(self).with_suffix(".superseded")
+        try:
+            self.games_dir.mkdir(parents=True, exist_ok=True)
+            with open(path, "a", encoding="ascii") as f:
+                f.writelines(base64.b64encode(e.signed).decode() + "\n" for e in dropped)
+            where = f" (kept in {path})"
+        except OSError:
+            where = ""
+        if self.writer is not None:
+            self.writer.replace([e.signed for e in self.table.events])
+        else:
+            for ev in self.table.events:
+                self._persist(ev)
+        self.say(f"while this peer was away the others let a bot take over at seq {dropped[0].seq}; "
+                 f"the {len(dropped)} event(s) it wrote alone from there are replaced{where}")
+
+    def _sync_seats(self) -> None:
+        """After a takeover: drop the seats we no longer write for (a bot elsewhere does)."""
+        for seat in [s for s, sp in self.players.items() if self.table.keys[s] != sp.identity.public]:
+            del self.players[seat]
+            runner = self.runners().get(seat)
+            by = "this peer" if runner == self.me else fingerprint(runner) if runner else "?"
+            self.say(f"seat {seat} is played by a bot on {by} from now on: the other seats "
+                     "agreed while its player was away")
+
+    def _forget_promises(self) -> None:
+        seq = self.table.seq
+        for n in [n for n in self.promises if n < seq]:
+            del self.promises[n]
+        for n in [n for n in self.replica.barred if n < seq]:
+            del self.replica.barred[n]
+        if self.proposal is not None and self.proposal.seq < seq:
+            self.proposal = None
+
+    def runners(self) -> dict[int, bytes]:
+        """seat -> the peer that writes for it (cached per log length)."""
+        if self.lobby is None:
+            return {}
+        if self._runners[0] != self.table.seq:
+            self._runners = (self.table.seq, runners(self.lobby, self.table))
+        return self._runners[1]
 
     # ------------------------------------------------------------ connections
 
@@ -220,6 +284,7 @@ class Node:
         self.links[key] = link
         task_status.started()
         self.say(f"connected to {fingerprint(key)}")
+        self._peer_back(key)
         try:
             async with trio.open_nursery() as n:
                 n.start_soon(self._sender, link)
@@ -232,6 +297,7 @@ class Node:
             link.closed = True
             if self.links.get(key) is link:  # not when a newer connection replaced this one
                 del self.links[key]
+                self.absent_since[key] = trio.current_time()
                 self.replica.disconnected(key)
                 self.say(f"lost {fingerprint(key)}: {link.why or 'closed'}")
                 self._peer_left(key)
@@ -286,6 +352,8 @@ class Node:
                 self.say(f"the host refused our request: {str(msg.get('reason'))[:200]}")
         elif t == "ping":
             pass
+        elif t in ("takeover_ask", "takeover_yes", "takeover_no", "takeover_off"):
+            self._on_takeover(key, msg)
         else:
             self._blame(f"refused from {fingerprint(key)}: unknown message {t!r:.30}")
 
@@ -358,7 +426,7 @@ class Node:
         if seat in answers:
             return
         try:
-            knocked = check_answer(k, key=g.seats[seat].key, game=self.table.game or self.table_id,
+            knocked = check_answer(k, key=self.table.keys[seat], game=self.table.game or self.table_id,
                                    draw_id=draw)
         except KnockError as e:
             self._blame(f"refused from {who}: a knock for seat {seat}: {e}")
@@ -398,11 +466,13 @@ class Node:
                 return
             if self.table.seq != last_seq:
                 last_seq, idle_since, noted = self.table.seq, trio.current_time(), 0.0
+            look = self._consider_takeover()
             if changed.is_set():
                 continue  # something happened while we acted: look again at once
-            with trio.move_on_at(idle_since + noted + PAUSE_NOTE_EVERY):
+            note_at = idle_since + noted + PAUSE_NOTE_EVERY
+            with trio.move_on_at(note_at if look is None else min(note_at, look)):
                 await changed.wait()
-            if self.table.seq == last_seq and not changed.is_set():
+            if self.table.seq == last_seq and not changed.is_set() and trio.current_time() >= note_at:
                 noted = trio.current_time() - idle_since
                 self._note_pause(noted)
 
@@ -447,10 +517,13 @@ class Node:
             self.stopped = f"{name} did not send its {stage}"
             self.done.set()
             return
-        connected = claim is not None and claim.owner in self.links
+        connected = self.runners().get(seat) in self.links
+        later = ""
+        if not connected and self.lobby.takeover and stage == "play":
+            later = f"; the others may let a bot take the seat after {self.lobby.takeover} s away"
         self.say(f"waiting for {name} (seat {seat}): "
                  + ("thinking" if connected else "disconnected")
-                 + f" for {waited:.0f} s")
+                 + f" for {waited:.0f} s{later}")
 
     async def _act(self) -> None:
         t = self.table
@@ -477,6 +550,186 @@ class Node:
         elif stage == "play":
             await self._play(seat)
 
+    # ------------------------------------------------------------ takeovers
+
+    def _present(self) -> set[bytes]:
+        return {self.me, *self.links}
+
+    def _consider_takeover(self) -> float | None:
+        """Propose, ask again or give up a takeover as its time comes; returns when to
+        look again (None: nothing to wait for)."""
+        lobby, table = self.lobby, self.table
+        if lobby is None or not lobby.takeover or self.spectator or table.stage() != "play":
+            return None
+        now = trio.current_time()
+        p = self.proposal
+        if p is not None:
+            if now >= p.started + GIVE_UP:
+                self._call_off(f"not every seat answered within {GIVE_UP:g} s")
+                return self.retry_at
+            if now >= p.asked + ASK_AGAIN:
+                p.asked = now
+                self.broadcast(p.ask())
+            return min(p.asked + ASK_AGAIN, p.started + GIVE_UP)
+        run = self.runners()
+        taken = seats_to_take(table, run, self._present())
+        if not taken or proposer(table.players, taken, run) != self.me:
+            return None
+        since = max(self.absent_since.setdefault(run[s], now) for s in taken)
+        due = max(since + lobby.takeover, self.retry_at)
+        if now < due:
+            return due
+        self._propose(taken, now)
+        return now + ASK_AGAIN
+
+    def _propose(self, taken: list[int], now: float) -> None:
+        table = self.table
+        assert table.game is not None and self.lobby is not None
+        idents = {s: Identity.generate() for s in taken}
+        seats = [(s, idents[s].public) for s in taken]
+        stay = [s for s in range(table.players) if s not in taken]
+        p = Proposal(table.seq, table.head, seats, idents, stay, started=now, asked=now)
+        for s in stay:
+            sp = self.players.get(s)
+            if sp is not None and table.keys[s] == sp.identity.public:
+                p.signs[s] = sign_consent(sp.identity.key, table.game, p.seq, p.prev, seats)
+        self.proposal = p
+        self.replica.barred[p.seq] = frozenset(table.keys[s] for s in taken)
+        self.say(f"{self._seat_names(taken)} away for {self.lobby.takeover} s or more: asking the "
+                 "other seats to let bots play for them")
+        self.broadcast(p.ask())
+        self._complete_takeover()
+
+    def _seat_names(self, seats: list[int]) -> str:
+        g = self.table.genesis
+        return ", ".join(f"{g.seats[s].name} (seat {s})" if g else f"seat {s}" for s in seats)
+
+    def _complete_takeover(self) -> None:
+        """Every seat that stays consented: run the new bots here, keep their keys on disk,
+        then write the takeover event."""
+        p, table, lobby = self.proposal, self.table, self.lobby
+        if p is None or not p.complete() or lobby is None or table.game is None:
+            return
+        self.proposal = None
+        self.replica.barred.pop(p.seq, None)
+        if p.seq != table.seq or p.prev != table.head:
+            self._call_off("the log moved on meanwhile", p)
+            return
+        author = min(s for s in p.stay if s in self.players)
+        for seat, ident in p.idents.items():
+            claim = lobby.claims.get(seat)
+            bot = bot_for(claim.bot if claim is not None and claim.bot else TAKEOVER_BOT)
+            self.local[ident.public] = (ident, bot)
+            self.players[seat] = SeatPlayer(seat, ident, bot)
+        save_seats(self)  # the new keys are on disk before the event that names them
+        signed = sign_event(self.players[author].identity.key, game=table.game, seq=p.seq,
+                            prev=p.prev, kind=TAKEOVER, body=p.body()).signed
+        self.publish(signed)
+
+    def _call_off(self, why: str, p: Proposal | None = None) -> None:
+        p = p or self.proposal
+        if p is None:
+            return
+        self.proposal = None
+        self.replica.barred.pop(p.seq, None)
+        self.broadcast({"t": "takeover_off", "seq": p.seq})
+        self.retry_at = trio.current_time() + (self.lobby.takeover if self.lobby else 0)
+        self.say(f"no takeover of {self._seat_names([s for s, _ in p.seats])}: {why}")
+
+    def _peer_back(self, key: bytes) -> None:
+        """A peer (re)connected: it is no longer away; a takeover of its seats is off; a
+        proposer that restarted hears our consent again."""
+        self.absent_since.pop(key, None)
+        p = self.proposal
+        if p is not None:
+            if any(self.runners().get(s) == key for s, _ in p.seats):
+                self._call_off(f"{fingerprint(key)} is back")
+            else:
+                self.links[key].send(p.ask())
+        for promise in self.promises.values():
+            if promise.proposer == key:
+                self._send_consent(key, promise)
+
+    def _send_consent(self, key: bytes, promise: Promise) -> None:
+        table = self.table
+        taken = {s for s, _ in promise.seats}
+        assert table.game is not None
+        signs = [[s, sign_consent(sp.identity.key, table.game, promise.seq, promise.prev,
+                                  list(promise.seats))]
+                 for s, sp in sorted(self.players.items())
+                 if s not in taken and table.keys[s] == sp.identity.public]
+        link = self.links.get(key)
+        if link is not None:
+            link.send({"t": "takeover_yes", "seq": promise.seq, "signs": signs})
+
+    def _on_takeover(self, key: bytes, msg: dict[str, Any]) -> None:
+        t, seq, table = msg.get("t"), msg.get("seq"), self.table
+        who = fingerprint(key)
+        if table.genesis is None or self.lobby is None or self.spectator:
+            return
+        if type(seq) is not int:
+            self._blame(f"refused from {who}: a malformed {t} message")
+            return
+        link = self.links.get(key)
+        if t == "takeover_ask":
+            try:
+                seq, prev, seats = parse_ask(msg, table.players)
+            except ConsentError as e:
+                self._blame(f"refused from {who}: {e}")
+                return
+            if seq > table.seq or link is None:
+                return  # we are still catching up: the proposer asks again
+            run = self.runners()
+            taken = {s for s, _ in seats}
+            reason = why_not(table, run, self._present(), seq, prev, seats)
+            if reason is None and proposer(table.players, taken, run) != key:
+                reason = "that peer is not the one to propose it"
+            held = self.promises.get(seq)
+            if reason is None and held is not None and (held.proposer, held.seats) != (key, tuple(seats)):
+                reason = "this peer consented to another takeover at that seq"
+            if reason is not None:
+                link.send({"t": "takeover_no", "seq": seq, "reason": reason})
+                return
+            if held is None:
+                self.promises[seq] = Promise(key, seq, prev, tuple(seats))
+                self.replica.barred[seq] = frozenset(table.keys[s] for s in taken)
+                self.say(f"agreed to let bots play {self._seat_names(sorted(taken))}: "
+                         "their player is away")
+            self._send_consent(key, self.promises[seq])
+        elif t == "takeover_yes":
+            p = self.proposal
+            if p is None or p.seq != seq:
+                if link is not None and seq >= table.seq:
+                    link.send({"t": "takeover_off", "seq": seq})  # we no longer ask: release it
+                return
+            signs = msg.get("signs")
+            run = self.runners()
+            if not isinstance(signs, list):
+                self._blame(f"refused from {who}: a malformed takeover_yes message")
+                return
+            for item in signs:
+                ok = isinstance(item, list) and len(item) == 2 and item[0] in p.stay \
+                    and run.get(item[0]) == key
+                try:
+                    if not ok:
+                        raise ConsentError("a consent for a seat that peer does not run")
+                    check_consent(item[1], key=table.keys[item[0]], game=table.game or b"",
+                                  seq=p.seq, prev=p.prev, seats=p.seats)
+                except ConsentError as e:
+                    self._blame(f"refused from {who}: {e}")
+                    continue
+                p.signs[item[0]] = item[1]
+            self._complete_takeover()
+        elif t == "takeover_no":
+            if self.proposal is not None and self.proposal.seq == seq:
+                self._call_off(f"{who} said no: {str(msg.get('reason'))[:120]}")
+        elif t == "takeover_off":
+            promise = self.promises.get(seq)
+            if promise is not None and promise.proposer == key:
+                del self.promises[seq]
+                self.replica.barred.pop(seq, None)
+                self.broadcast(self.replica.have())  # a move we held back may come again
+
     def _claim_seats(self) -> None:
         """Seats this node runs, from the lobby's claims (owner = this node); saved to disk
         before any of their events is written, so `allegra resume` can go on with them."""
@@ -484,7 +737,8 @@ class Node:
             return
         added = False
         for seat, c in self.lobby.claims.items():
-            if c.owner == self.me and c.key in self.local and seat not in self.players:
+            given_away = bool(self.table.keys) and self.table.keys[seat] != c.key  # a takeover
+            if c.owner == self.me and c.key in self.local and seat not in self.players and not given_away:
                 ident, bot = self.local[c.key]
                 self.players[seat] = SeatPlayer(seat, ident, bot)
                 added = True
@@ -493,10 +747,10 @@ class Node:
 
     async def _play(self, seat: int) -> None:
         if self.pace:
-            seq = self.table.seq
+            head = self.table.head
             await trio.sleep(self.pace)  # a headless game people can follow
-            if self.table.seq != seq:
-                return
+            if self.table.head != head or seat not in self.players:
+                return  # the log moved on (a takeover may even have kept its length)
         state = self.table.state
         assert state is not None
         legal = legal_moves(state)
@@ -516,7 +770,9 @@ class Node:
                 if self.table.head != draw:
                     return
             offered = [m for m in legal if not isinstance(m, Give) or knocks.get(m.to)]
-        sp = self.players[seat]
+        sp = self.players.get(seat)
+        if sp is None:
+            return
         move = sp.bot.choose(view(state, seat), offered)
         kind, body = move_body(move, knocks.get(move.to) if isinstance(move, Give) else None)
         self.publish(self._sign(seat, kind, body))

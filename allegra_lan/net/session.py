@@ -108,15 +108,17 @@ async def run_host(identity: Identity, interface: str, *, variant: str, players:
                    table_name: str, seats: list[SeatSpec], pin: str | None, games_dir: Path,
                    say: Callable[[str], None], advertise: bool = True,
                    on_listening: Callable[[Node], None] | None = None, pace: float = 0.0,
-                   spectators: bool = False) -> Node:
-    """Open a table; this process plays `seats` (seat 0 first); others join until it is full."""
+                   spectators: bool = False, takeover: int = 0) -> Node:
+    """Open a table; this process plays `seats` (seat 0 first); others join until it is full.
+    `takeover`: seconds a seat's peer may be away before the others may let a bot play it
+    (0: never)."""
     ruleset = ruleset_for(variant)
     ruleset.check_players(players)
     table_id = os.urandom(16)
     node = Node(identity, interface, table_id=table_id, pin=pin, games_dir=games_dir, say=say)
     node.pace = pace
     lobby = Lobby(table_id, table_name, ruleset.to_dict(), players, host=identity.public,
-                  pin=pin is not None, spectators=spectators)
+                  pin=pin is not None, spectators=spectators, takeover=takeover)
     node.lobby = lobby
     for seat, spec in enumerate(seats):
         ident = identity if seat == 0 else Identity.generate()
@@ -257,6 +259,8 @@ async def run_resume(interface: str, replay_path: Path, say: Callable[[str], Non
         ident = Identity(SigningKey(seed))
         node.local[ident.public] = (ident, bot_for(bot))
         node.players[seat] = SeatPlayer(seat, ident, node.local[ident.public][1], nonce)
+    node._sync_seats()  # a seat the others gave to a bot before we stopped is no longer ours
+    node.replica.resumed({sp.identity.public for sp in node.players.values()})
     node.writer = ReplayWriter(replay_path, replay.tags)
     for event in replay.events:
         node.writer.append(event)

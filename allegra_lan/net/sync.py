@@ -12,6 +12,13 @@ Messages (maps with a "t" field):
   refused {t, seq, reason, fault}  why I did not take an event you sent
 Each accepted event is forwarded to every other connected peer that may lack
 it, so a missing link does not stall the game (DESIGN.md, "Network").
+
+Seat takeovers (PROTOCOL.md): while this peer has consented to a takeover at
+seq n, `barred[n]` holds the keys of the seats being taken, and their events
+at n are refused, so the takeover cannot race them into two histories. A peer
+that went on writing its own seats' moves with nobody connected (`alone_from`)
+and then meets a history that parts from its own asks again from where it went
+alone (a `have` at that seq); a valid takeover there supersedes that run.
 """
 
 from __future__ import annotations
@@ -19,8 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Hashable
 
-from ..log.envelope import Event
-from ..table import Fork, Refused, Table
+from ..log.envelope import Event, EventError, decode_event
+from ..table import TAKEOVER, Fork, Refused, Table, _peek_seq
 
 MAX_BATCH = 64  # events per `events` message
 MAX_BATCH_BYTES = 48 * 1024  # and bytes of events, so a message always fits one 64 KiB frame
@@ -48,6 +55,10 @@ class Replica:
     faults: list[Fault] = field(default_factory=list)
     accepted: list[Event] = field(default_factory=list)  # new events since the caller last looked
     fork: Fork | None = None  # once set, the game stops (DESIGN.md): nothing more is taken
+    alone_from: int | None = None  # the first event we wrote that no peer is known to hold
+    barred: dict[int, frozenset[bytes]] = field(default_factory=dict)  # seq -> keys refused there
+    superseded: list[Event] = field(default_factory=list)  # our events a takeover replaced
+    _rewound: dict[Peer, int] = field(default_factory=dict)  # where we last asked a peer from
 
     def have(self) -> dict[str, Any]:
         return {"t": "have", "seq": self.table.seq, "head": self.table.head}
@@ -66,7 +77,18 @@ class Replica:
         if ev is None:
             return []
         self.accepted.append(ev)
+        if not self.peers and self.alone_from is None:
+            self.alone_from = ev.seq
         return self._forward(None, ev.seq)
+
+    def resumed(self, own: set[bytes]) -> None:
+        """After a restart nobody is known to hold the trailing run of our own events."""
+        events = self.table.events
+        start = len(events)
+        while start > 0 and events[start - 1].author in own:
+            start -= 1
+        if start < len(events):
+            self.alone_from = start
 
     def received(self, peer: Peer, msg: dict[str, Any]) -> list[Send]:
         t = msg.get("t")
@@ -115,8 +137,14 @@ class Replica:
             return []
         mine = self.table.seq
         self.confirmed[peer] = seq
+        if seq == mine and head == self.table.head:
+            self.alone_from = None  # it holds all we wrote
         if seq <= mine and seq > 0 and self.table.events[seq - 1].id != head:
-            # Same seq, different history: the other side holds an event we refuse.
+            # Same seq, different history: if we went on alone, ask from there (a
+            # takeover may stand in our place); else it is a fault.
+            rewind = self._rewind(peer)
+            if rewind is not None:
+                return rewind
             self._fault(peer, seq - 1, f"peer's log differs from ours at or before seq {seq - 1}",
                         "diverged")
         self.peers[peer] = min(seq, mine)
@@ -139,7 +167,8 @@ class Replica:
             if self.fork is not None:
                 break
             try:
-                ev = self.table.append(signed)
+                self._check_barred(signed)
+                ev = self._take(signed)
             except Fork as f:
                 self.fork = f
                 self._fault(peer, f.seq, f.reason, "fork", (f.first.signed, f.second.signed))
@@ -149,6 +178,15 @@ class Replica:
                 if r.fault == "seq" and r.seq is not None and r.seq > self.table.seq:
                     # A gap: we lack events before it; ask for them.
                     out.append((peer, self.have()))
+                    break
+                if r.fault in ("seq", "prev"):
+                    rewind = self._rewind(peer)
+                    if rewind:  # the peer's history parts from ours where we went alone
+                        out.extend(rewind)
+                        break
+                if r.fault == "promised":
+                    # Honest relaying, not the sender's fault: we ask for it again with a
+                    # `have` if the takeover is called off.
                     break
                 self._fault(peer, r.seq if r.seq is not None else start + offset, r.reason, r.fault)
                 out.append((peer, {"t": "refused", "seq": r.seq, "reason": r.reason, "fault": r.fault}))
@@ -161,6 +199,52 @@ class Replica:
         if first_new is not None:
             out.extend(self._forward(peer, first_new))
         return out
+
+    def _take(self, signed: bytes) -> Event | None:
+        """Append, or let a takeover stand in place of our own events at its seq."""
+        try:
+            return self.table.append(signed)
+        except Refused as r:
+            if r.fault != "seq" or r.seq is None or r.seq >= self.table.seq:
+                raise
+            try:
+                ev = decode_event(signed)
+            except EventError:
+                raise r from None
+            if ev.kind != TAKEOVER:
+                raise
+            self.superseded.extend(self.table.supersede(signed))
+            self._rewound.clear()
+            self.alone_from = None
+            for p in self.peers:  # what they knew we held is gone from that seq on
+                self.peers[p] = min(self.peers[p], ev.seq)
+            return self.table.events[ev.seq]
+
+    def _check_barred(self, signed: bytes) -> None:
+        """Refuse an event a takeover we consented to stands against (see the module doc)."""
+        if not self.barred:
+            return
+        seq = _peek_seq(signed)
+        if seq is None or seq not in self.barred or seq != self.table.seq:
+            return
+        try:
+            ev = decode_event(signed)
+        except EventError:
+            return  # the table names what is wrong with it
+        if ev.author in self.barred[seq] and ev.kind != TAKEOVER:
+            raise Refused(seq, f"seq {seq}: the seats still here are agreeing to let a bot play "
+                               "this seat, so its own move there waits", fault="promised")
+
+    def _rewind(self, peer: Peer) -> list[Send] | None:
+        """Ask `peer` again from where we went on alone: a takeover may stand there in its
+        history. [] while that question is open; None if we never went alone."""
+        start = self.alone_from
+        if start is None or not 0 < start < self.table.seq:
+            return None
+        if self._rewound.get(peer) == start:
+            return []
+        self._rewound[peer] = start
+        return [(peer, {"t": "have", "seq": start, "head": self.table.events[start - 1].id})]
 
     def _forward(self, source: Peer | None, first: int) -> list[Send]:
         """Send events from `first` on to every peer but their source."""

@@ -1,0 +1,124 @@
+"""The agreement that lets bots play the seats of a peer that does not come back.
+
+Pure rules (no sockets, no clock): who runs which seat, which seats may be
+taken, who proposes, and whether this peer may consent. `Node` moves the
+messages and keeps the time:
+
+  takeover_ask {t, seq, prev, seats}  the proposer: "let these new keys play these seats"
+  takeover_yes {t, seq, signs}        a peer's consents, one per seat it runs that stays
+  takeover_no  {t, seq, reason}       a peer that cannot consent, and why
+  takeover_off {t, seq}               the proposer calls it off: consents are released
+
+A peer that consents promises not to take the taken seats' own events at
+that seq (`Replica.barred`) until the takeover lands or is called off, so
+the seat's late move and the takeover can never both be taken: if any peer
+already holds the move, it says no, and the move stands.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Collection
+
+from ..log.identity import Identity
+from ..log.takeover import ConsentError, read_seats
+from ..rules import to_act
+from ..table import TAKEOVER, Table
+from .lobby import Lobby
+
+ASK_AGAIN = 2.0  # seconds between the proposer's repeated asks (a peer may have been catching up)
+GIVE_UP = 15.0  # seconds after which an unfinished agreement is called off (tried again later)
+
+
+@dataclass
+class Proposal:
+    """Our own ask: the new keys (private halves kept here) and the consents gathered."""
+
+    seq: int
+    prev: bytes
+    seats: list[tuple[int, bytes]]
+    idents: dict[int, Identity]
+    stay: list[int]
+    started: float
+    asked: float
+    signs: dict[int, bytes] = field(default_factory=dict)
+
+    def complete(self) -> bool:
+        return all(s in self.signs for s in self.stay)
+
+    def ask(self) -> dict[str, Any]:
+        return {"t": "takeover_ask", "seq": self.seq, "prev": self.prev,
+                "seats": [[s, k] for s, k in self.seats]}
+
+    def body(self) -> dict[str, Any]:
+        return {"seats": [[s, k] for s, k in self.seats],
+                "signs": [[s, self.signs[s]] for s in self.stay]}
+
+
+@dataclass(frozen=True)
+class Promise:
+    """A consent we gave: to whom, for which seq and seats."""
+
+    proposer: bytes
+    seq: int
+    prev: bytes
+    seats: tuple[tuple[int, bytes], ...]
+
+
+def runners(lobby: Lobby, table: Table) -> dict[int, bytes]:
+    """seat -> the peer (node key) that writes its events now: the lobby's owner, or the
+    peer that ran the seat that wrote the takeover which gave it a bot."""
+    run = {s: c.owner for s, c in lobby.claims.items()}
+    if table.genesis is None:
+        return run
+    keys = [s.key for s in table.genesis.seats]
+    for ev in table.events:
+        if ev.kind == TAKEOVER:
+            author = keys.index(ev.author)
+            for seat, key in ev.body["seats"]:
+                keys[seat] = key
+                run[seat] = run[author]
+    return run
+
+
+def seats_to_take(table: Table, run: dict[int, bytes], present: Collection[bytes]) -> list[int]:
+    """The seats whose peers are not `present`, if the seat that must act now is one of them
+    (a takeover stands only where a taken seat must act, see Table); else none."""
+    if table.state is None or table.stage() != "play":
+        return []
+    d = to_act(table.state)
+    missing = sorted(s for s, owner in run.items() if owner not in present)
+    return missing if d is not None and d.seat in missing else []
+
+
+def proposer(players: int, taken: Collection[int], run: dict[int, bytes]) -> bytes:
+    """The peer that runs the first seat that stays: one proposer, so no two asks compete."""
+    return run[min(s for s in range(players) if s not in taken)]
+
+
+def parse_ask(msg: dict[str, Any], players: int) -> tuple[int, bytes, list[tuple[int, bytes]]]:
+    """seq, prev and seats of a takeover_ask; ConsentError if malformed."""
+    seq, prev = msg.get("seq"), msg.get("prev")
+    if type(seq) is not int or not isinstance(prev, bytes) or len(prev) != 32:
+        raise ConsentError("a malformed takeover ask")
+    return seq, prev, read_seats(msg.get("seats"), players)
+
+
+def why_not(table: Table, run: dict[int, bytes], present: Collection[bytes],
+            seq: int, prev: bytes, seats: list[tuple[int, bytes]]) -> str | None:
+    """Why this peer cannot consent to that takeover now, or None if it can."""
+    if seq < table.seq:
+        return f"this peer already holds seq {seq}"
+    if prev != table.head:
+        return "this peer's log differs before that seq"
+    taken = {s for s, _ in seats}
+    here = [s for s in sorted(taken) if run.get(s) in present]
+    if here:
+        return f"seat {here[0]}'s player is still connected to this peer"
+    if set(seats_to_take(table, run, present)) != taken:
+        return "this peer misses other seats, or the seat to act is not among them"
+    return None
+
+
+__all__ = ["Proposal", "Promise", "runners", "seats_to_take", "proposer", "parse_ask", "why_not",
+           "ASK_AGAIN", "GIVE_UP"]
