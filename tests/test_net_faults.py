@@ -154,10 +154,6 @@ def test_an_event_with_a_seq_ahead_is_not_taken(seq_ahead: Outcome) -> None:
     assert_same_finished_game(seq_ahead)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "missing in net/sync.py: Replica._on_events takes an event whose seq is ahead as a gap "
-    "(it answers `have` and breaks) and never records a fault, even when the sender's answer "
-    "shows it holds no events before it; the peer that sent an impossible seq is never named"))
 def test_an_event_with_a_seq_ahead_is_named(seq_ahead: Outcome) -> None:
     n = seq_ahead.attack.struck_at
     assert n is not None

@@ -30,6 +30,7 @@ from ..log.envelope import Event, EventError, decode_event
 from ..table import TAKEOVER, Fork, Refused, Table, _peek_seq
 
 MAX_BATCH = 64  # events per `events` message
+MAX_EARLY = 8  # events ahead of our log kept per peer, to be judged once we hold their seq
 MAX_BATCH_BYTES = 48 * 1024  # and bytes of events, so a message always fits one 64 KiB frame
 
 Peer = Hashable
@@ -59,6 +60,7 @@ class Replica:
     barred: dict[int, frozenset[bytes]] = field(default_factory=dict)  # seq -> keys refused there
     superseded: list[Event] = field(default_factory=list)  # our events a takeover replaced
     _rewound: dict[Peer, int] = field(default_factory=dict)  # where we last asked a peer from
+    _early: dict[Peer, dict[int, bytes]] = field(default_factory=dict)  # events ahead of our seq
 
     def have(self) -> dict[str, Any]:
         return {"t": "have", "seq": self.table.seq, "head": self.table.head}
@@ -70,6 +72,7 @@ class Replica:
 
     def disconnected(self, peer: Peer) -> None:
         self.peers.pop(peer, None)
+        self._early.pop(peer, None)
 
     def publish(self, signed: bytes) -> list[Send]:
         """Our own new event: take it (Refused propagates: our own move must be legal)."""
@@ -79,7 +82,7 @@ class Replica:
         self.accepted.append(ev)
         if not self.peers and self.alone_from is None:
             self.alone_from = ev.seq
-        return self._forward(None, ev.seq)
+        return self._forward(None, ev.seq) + self._judge_early()
 
     def resumed(self, own: set[bytes]) -> None:
         """After a restart nobody is known to hold the trailing run of our own events."""
@@ -176,7 +179,11 @@ class Replica:
                 break
             except Refused as r:
                 if r.fault == "seq" and r.seq is not None and r.seq > self.table.seq:
-                    # A gap: we lack events before it; ask for them.
+                    # A gap: we lack events before it; ask for them, and judge this one
+                    # once we hold its seq (a peer cannot hold an event before its time).
+                    early = self._early.setdefault(peer, {})
+                    if len(early) < MAX_EARLY:
+                        early.setdefault(r.seq, signed)
                     out.append((peer, self.have()))
                     break
                 if r.fault in ("seq", "prev"):
@@ -198,6 +205,28 @@ class Replica:
         self.peers[peer] = max(self.peers.get(peer, 0), min(start + len(items), self.table.seq))
         if first_new is not None:
             out.extend(self._forward(peer, first_new))
+            out.extend(self._judge_early())
+        return out
+
+    def _judge_early(self) -> list[Send]:
+        """Events that came ahead of their time, now that we hold their seq: a copy of the
+        held event was an honest gap; anything else names its sender (a seq it could not
+        have written then: taken by another author, or a fork)."""
+        out: list[Send] = []
+        for peer, early in list(self._early.items()):
+            for seq in sorted(s for s in early if s < self.table.seq):
+                signed = early.pop(seq)
+                try:
+                    self.table.append(signed)
+                except Fork as f:
+                    if self.fork is None:
+                        self.fork = f
+                    self._fault(peer, f.seq, f.reason, "fork", (f.first.signed, f.second.signed))
+                except Refused as r:
+                    self._fault(peer, seq, f"sent ahead of its time: {r.reason}", r.fault)
+                    out.append((peer, {"t": "refused", "seq": seq, "reason": r.reason, "fault": r.fault}))
+            if not early:
+                del self._early[peer]
         return out
 
     def _take(self, signed: bytes) -> Event | None:
