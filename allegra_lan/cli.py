@@ -50,6 +50,12 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_play(args: argparse.Namespace) -> int:
+    from allegra_lan.tui.play import run_play  # prompt_toolkit only when it runs
+
+    return run_play(args)
+
+
 def _cmd_id(args: argparse.Namespace) -> int:
     from allegra_lan.log.identity import IdentityError, config_dir, load_or_create
 
@@ -78,6 +84,12 @@ def _tool(module: str, run: str) -> Callable[[argparse.Namespace], int]:
     return handler
 
 
+def _replay_view(args: argparse.Namespace) -> int:
+    from allegra_lan.tui.replay_view import run_view  # prompt_toolkit only when it runs
+
+    return run_view(args, sys.stdout, sys.stderr)
+
+
 def _add_tools(sub: argparse._SubParsersAction) -> None:
     from allegra_lan.tools import diff, export, render, standings, verify
 
@@ -100,6 +112,15 @@ def _add_tools(sub: argparse._SubParsersAction) -> None:
         p = rsub.add_parser(name, help=text, description=text[0].upper() + text[1:] + ".")
         add(p)
         p.set_defaults(handler=_tool(mod.__name__.rsplit(".", 1)[1], run), prog=f"allegra replay {name}")
+    view = rsub.add_parser("view", help="step through a replay on the table screen, forward and back",
+                           description="The client's table screen over a replay: step by move, turn "
+                                       "or round, forward and back, or jump to a seq (? for the keys).")
+    view.add_argument("file", metavar="FILE", help="a replay file")
+    eyes = view.add_mutually_exclusive_group()
+    eyes.add_argument("--seat", type=int, default=None, metavar="N",
+                      help="see the game as seat N saw it (default: seat 0)")
+    eyes.add_argument("--all", action="store_true", dest="show_all", help="see every card, closed ones too")
+    view.set_defaults(handler=_replay_view, prog="allegra replay view")
     d = sub.add_parser("diff", help="where two event logs of one game part",
                        description="The first seq where two logs part, both events side by side, "
                                    "what differs in the state there, and what follows. "
@@ -116,6 +137,24 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"allegra {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="command")
+
+    play = sub.add_parser(
+        "play", help="play a game against bots in this terminal",
+        description="A full-screen game against bots on this machine, signed and logged like any "
+                    "game; its replay goes to $XDG_DATA_HOME/allegra-lan/games/. Press ? for the keys.",
+    )
+    play.add_argument("--variant", choices=["allegra", "grande"], default="grande",
+                      help="the game (default: grande)")
+    play.add_argument("--players", type=int, default=4, metavar="N", help="seats, you included (default: 4)")
+    play.add_argument("--bots", default="greedy", metavar="NAMES",
+                      help="a bot per opponent, comma separated, or one name for all "
+                           "(greedy, random; default: greedy)")
+    play.add_argument("--seed", type=int, default=None, metavar="S",
+                      help="deal from this number: the same number, the same deal (default: random)")
+    play.add_argument("--pace", type=float, default=0.7, metavar="SECONDS",
+                      help="how long each bot move and each clearing step is shown (default: 0.7)")
+    play.add_argument("--name", default="", help="your name at the table (default: your login name)")
+    play.set_defaults(handler=_cmd_play, prog="allegra play")
 
     sim = sub.add_parser(
         "simulate",
@@ -167,8 +206,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if handler is None:
             prog = getattr(args, "prog", "allegra")
             if prog == "allegra replay":
-                raise UsageError(prog, "choose a tool: verify, show, export or standings")
-            raise UsageError("allegra", "choose a command: simulate, id, replay, diff, games, host or "
+                raise UsageError(prog, "choose a tool: verify, show, view, export or standings")
+            raise UsageError("allegra", "choose a command: play, simulate, id, replay, diff, games, host or "
                                         "join (see allegra --help)")
         try:
             return handler(args)

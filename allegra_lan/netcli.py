@@ -91,7 +91,8 @@ def add_network_arguments(sub: argparse._SubParsersAction) -> None:
                         help="the IPv4 address to bind and announce on (e.g. 127.0.0.1)")
     player = argparse.ArgumentParser(add_help=False)
     player.add_argument("--bot", choices=bot_names(), metavar="NAME",
-                        help=f"play headless with this bot ({', '.join(bot_names())})")
+                        help=f"play headless with this bot ({', '.join(bot_names())}); "
+                             "without it you play in the full-screen client")
     player.add_argument("--name", default=None, help="your player name (default: the bot's name)")
     player.add_argument("--pin", default=None, help="the table's PIN (never sent in clear)")
     player.add_argument("--quiet", action="store_true", help="print only the result")
@@ -148,6 +149,8 @@ def add_network_arguments(sub: argparse._SubParsersAction) -> None:
                                    "reconnects to the other peers, catches up and plays to the end.")
     r.add_argument("file", help="the game's replay file (in the data directory's games/)")
     r.add_argument("--quiet", action="store_true", help="print only the result")
+    r.add_argument("--bot", choices=bot_names(), metavar="NAME",
+                   help="a bot that plays the seat a person played here, from now on")
     r.add_argument("--pace", type=_pace, default=0.0, metavar="S",
                    help="seconds each of this process's bots waits before it moves (default: 0)")
     r.set_defaults(handler=_cmd_resume, prog="allegra resume")
@@ -203,11 +206,21 @@ def _identity(args: argparse.Namespace) -> Identity:
         raise CommandError(str(e)) from None
 
 
-def _need_bot(args: argparse.Namespace) -> str:
-    if args.bot is None:
-        raise CommandError("choose --bot NAME: the terminal client that lets a person play "
-                           "is not built yet")
-    return args.bot
+def person_name() -> str:
+    from .tui.play import person_name as name
+
+    return name()
+
+
+def _client(args: argparse.Namespace, **want: Any) -> int:
+    """No --bot: the person plays in the full-screen client (tui/net_client.py)."""
+    from .tui.app import Pace
+    from .tui.net_client import Want, run_net_client
+    if not sys.stdin.isatty() or not sys.stdout.isatty():
+        raise CommandError("needs a terminal to play (or give --bot NAME to play headless)")
+    name = (args.name or person_name()).strip()
+    w = Want(interface=args.interface, name=name, games_dir=data_dir() / "games", pin=args.pin, **want)
+    return run_net_client(_identity(args), w, Pace(bot=args.pace or 0.4))
 
 
 def _cmd_games(args: argparse.Namespace) -> int:
@@ -243,7 +256,7 @@ def _report(node) -> int:  # type: ignore[no-untyped-def]
 def _cmd_host(args: argparse.Namespace) -> int:
     from .net.session import SeatSpec, run_host
 
-    bot = _need_bot(args)
+    bot = args.bot
     try:
         ruleset_for(args.variant).check_players(args.players)
     except RulesetError as e:
@@ -254,6 +267,10 @@ def _cmd_host(args: argparse.Namespace) -> int:
             raise CommandError(f"unknown bot {b!r}: choose from {', '.join(bot_names())}")
     if 1 + len(extra) > args.players:
         raise CommandError(f"{1 + len(extra)} seats for this process, but the table has {args.players}")
+    if bot is None:
+        return _client(args, host={"variant": args.variant, "players": args.players, "bots": extra,
+                                   "table": args.table or f"{(args.name or person_name()).strip()}'s table",
+                                   "takeover": args.takeover_after, "spectators": args.spectators})
     name = args.name or bot
     seats = [SeatSpec(name, bot)] + [SeatSpec(f"{b}-{i + 1}", b) for i, b in enumerate(extra)]
     ident = _identity(args)
@@ -268,7 +285,9 @@ def _cmd_host(args: argparse.Namespace) -> int:
 def _cmd_join(args: argparse.Namespace) -> int:
     from .net.session import JoinError, SeatSpec, run_guest
 
-    bot = _need_bot(args)
+    if args.bot is None:
+        return _client(args, table=args.table, seat=args.seat)
+    bot = args.bot
     ident = _identity(args)
     ad = _find_table(args, need_free_seat=True)
     try:
@@ -335,13 +354,17 @@ def _cmd_watch(args: argparse.Namespace) -> int:
 
 
 def _cmd_resume(args: argparse.Namespace) -> int:
-    from .net.session import ResumeError, run_resume
+    from .net.session import ResumeError, has_person_seat, run_resume
 
     path = Path(args.file)
     if not path.is_file():
         raise CommandError(f"no such file: {args.file}")
+    if args.bot is None and has_person_seat(path):
+        args.name, args.pin = None, None
+        return _client(args, resume=path)
     try:
-        node = _run(lambda: run_resume(args.interface, path, _say(args.quiet), args.pace))
+        node = _run(lambda: run_resume(args.interface, path, _say(args.quiet), args.pace,
+                                       person_bot=args.bot))
     except ResumeError as e:
         raise CommandError(str(e)) from None
     return _report(node)

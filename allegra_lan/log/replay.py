@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+from .identity import fingerprint
+
 FORMAT = "allegra-replay/1"
 SUFFIX = ".allegra"
 MAX_LINE = 32 * 1024
@@ -177,6 +179,12 @@ class ReplayWriter:
         if self._f is not None:
             self._f.close()
             self._f = None
+
+
+def game_stem(games_dir: Path, game_id: bytes, key: bytes) -> Path:
+    """A player's files of one game, without suffix: the game id and the player's key, so
+    players sharing one data directory (several on one machine) never share a file."""
+    return games_dir / f"{game_id.hex()[:16]}-{fingerprint(key)[:9]}"
 
 
 def write_replay(path: str | os.PathLike[str], tags: dict[str, str], events: list[bytes]) -> None:

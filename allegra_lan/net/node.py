@@ -33,10 +33,10 @@ from ..log.codec import encode
 from ..log.envelope import Event, sign_event
 from ..log.identity import Identity, fingerprint
 from ..log.knock import KnockError, check_answer, sign_knock
-from ..log.replay import ReplayWriter
+from ..log.replay import ReplayWriter, game_stem
 from ..log.takeover import ConsentError, check_consent, sign_consent
-from ..rules import Give, legal_moves, to_act, view
-from ..table import TAKEOVER, Table, move_body
+from ..rules import Give, Move, legal_moves, to_act, view
+from ..table import TAKEOVER, Refused, Table, move_body
 from .framing import ConnectionClosed, FramedStream, FrameError
 from .handshake import HandshakeError, handshake
 from .lobby import Claim, Lobby, LobbyError
@@ -57,11 +57,12 @@ TAKEOVER_BOT = "greedy"  # plays a taken seat that was a person's (a bot's seat 
 
 @dataclass
 class SeatPlayer:
-    """A seat this node plays: its key, its bot, and its seed nonce while the ceremony runs."""
+    """A seat this node plays: its key, its bot (None: a person at this peer's terminal
+    client decides), and its seed nonce while the ceremony runs."""
 
     seat: int
     identity: Identity
-    bot: Bot
+    bot: Bot | None
     nonce: bytes = field(default_factory=lambda: os.urandom(32))
 
 
@@ -115,7 +116,8 @@ class Node:
         self.pace = 0.0  # seconds each of our bots waits before it moves
         self.spectator = False  # watches only: holds no seat, dials only the host
         self.dial_everyone = False  # a resumed peer may listen on a new port: it dials all
-        self.local: dict[bytes, tuple[Identity, Bot]] = {}  # seat keys this node plays, by public key
+        self.local: dict[bytes, tuple[Identity, Bot | None]] = {}  # seat keys played here, by public key
+        self.watchers: list[Callable[[], None]] = []  # told of every change (the terminal client)
         self.absent_since: dict[bytes, float] = {}  # peer -> when we last lost (or missed) it
         self.proposal: Proposal | None = None  # our takeover ask, while it gathers consents
         self.promises: dict[int, Promise] = {}  # seq -> the takeover we consented to there
@@ -132,6 +134,8 @@ class Node:
     def wake(self) -> None:
         self.changed.set()
         self.changed = trio.Event()
+        for watch in self.watchers:
+            watch()
 
     def broadcast(self, msg: dict[str, Any], *, but: bytes | None = None) -> None:
         for key, link in list(self.links.items()):
@@ -405,6 +409,37 @@ class Node:
         self.broadcast(lobby.to_msg())
         self.wake()
 
+    def set_ready(self, ready: bool) -> None:
+        """This peer's person is (not) ready to start: the host marks its own seats, a
+        guest asks the host to."""
+        lobby = self.lobby
+        if lobby is None or self.table.genesis is not None:
+            return
+        if lobby.host == self.me:
+            lobby.set_ready(self.me, ready)
+            self.broadcast(lobby.to_msg())
+        else:
+            link = self.links.get(lobby.host)
+            if link is not None:
+                link.send({"t": "ready", "ready": ready})
+        self.wake()
+
+    def add_bot(self, name: str) -> int | None:
+        """The host seats one of its own bots in the first free seat (the client's `b`);
+        the seat it took, or None when the table is full or has started."""
+        lobby = self.lobby
+        if lobby is None or lobby.host != self.me or self.table.genesis is not None:
+            return None
+        free = lobby.free_seats()
+        if not free:
+            return None
+        ident = Identity.generate()
+        self.local[ident.public] = (ident, bot_for(name))
+        lobby.sit(free[0], Claim(f"{name} {free[0]}", ident.public, self.me, name, True))
+        self.broadcast(lobby.to_msg())
+        self.wake()
+        return free[0]
+
     def _peer_left(self, key: bytes) -> None:
         lobby = self.lobby
         if lobby is not None and lobby.host == self.me and self.table.genesis is None:
@@ -540,6 +575,8 @@ class Node:
         if seat is None or seat not in self.players:
             return
         stage = t.stage()
+        if stage == "play" and self.players[seat].bot is None:
+            return  # a person's move: the terminal client calls `play_move`
         sp = self.players[seat]
         if stage == "accept":
             self.publish(self._sign(seat, "accept", {}))
@@ -618,7 +655,7 @@ class Node:
         author = min(s for s in p.stay if s in self.players)
         for seat, ident in p.idents.items():
             claim = lobby.claims.get(seat)
-            bot = bot_for(claim.bot if claim is not None and claim.bot else TAKEOVER_BOT)
+            bot: Bot | None = bot_for(claim.bot if claim is not None and claim.bot else TAKEOVER_BOT)
             self.local[ident.public] = (ident, bot)
             self.players[seat] = SeatPlayer(seat, ident, bot)
         save_seats(self)  # the new keys are on disk before the event that names them
@@ -771,7 +808,7 @@ class Node:
                     return
             offered = [m for m in legal if not isinstance(m, Give) or knocks.get(m.to)]
         sp = self.players.get(seat)
-        if sp is None:
+        if sp is None or sp.bot is None:
             return
         move = sp.bot.choose(view(state, seat), offered)
         kind, body = move_body(move, knocks.get(move.to) if isinstance(move, Give) else None)
@@ -788,19 +825,39 @@ class Node:
         draw = self.table.head
         answered = self.knocks.setdefault(draw, {})
         for seat, sp in self.players.items():
-            if seat == d.seat or seat in answered:
+            if seat == d.seat or seat in answered or sp.bot is None:
                 continue
-            wants = sp.bot.knocks(view(state, seat))
-            k = sign_knock(sp.identity.key, self.table.game or self.table_id, draw, wants)
-            answered[seat] = k if wants else None
-            self.broadcast({"t": "knock", "seat": seat, "draw": draw, "k": k})
+            self.answer_knock(seat, sp.bot.knocks(view(state, seat)))
+
+    def answer_knock(self, seat: int, wants: bool) -> None:
+        """Our seat's signed knock (or pass) for the deck draw that is the log's head."""
+        sp = self.players[seat]
+        draw = self.table.head
+        answered = self.knocks.setdefault(draw, {})
+        if seat in answered:
+            return
+        k = sign_knock(sp.identity.key, self.table.game or self.table_id, draw, wants)
+        answered[seat] = k if wants else None
+        self.broadcast({"t": "knock", "seat": seat, "draw": draw, "k": k})
+        self.wake()
+
+    def play_move(self, seat: int, move: Move) -> None:
+        """A person's move for our seat (the terminal client): signed, taken, sent to all.
+        Refused (nothing changes) if it is not that seat's to make or not legal; a give
+        carries the receiver's knock for this draw."""
+        knock = None
+        if isinstance(move, Give):
+            knock = self.knocks.get(self.table.head, {}).get(move.to)
+            if knock is None:
+                raise Refused(self.table.seq, f"seat {move.to} did not knock for this card",
+                              fault="illegal")
+        kind, body = move_body(move, knock)
+        self.publish(self._sign(seat, kind, body))
 
 
 def game_path(node: Node) -> Path:
-    """This peer's files of this game, without suffix: the game id and this peer's key,
-    so peers that share one data directory (several on one machine) never share a file."""
-    game = (node.table.game or node.table_id).hex()
-    return node.games_dir / f"{game[:16]}-{fingerprint(node.me)[:9]}"
+    """This peer's files of this game, without suffix (log.replay.game_stem)."""
+    return game_stem(node.games_dir, node.table.game or node.table_id, node.me)
 
 
 def seats_path(node: Node) -> Path:
@@ -814,7 +871,7 @@ def save_seats(node: Node) -> None:
     data = encode({
         "lobby": node.lobby.to_msg(), "port": node.port, "pin": node.pin or "",
         "node": bytes(node.identity.key),
-        "seats": [[seat, bytes(sp.identity.key), sp.bot.name, sp.nonce]
+        "seats": [[seat, bytes(sp.identity.key), sp.bot.name if sp.bot else "", sp.nonce]
                   for seat, sp in sorted(node.players.items())],
     })
     path = seats_path(node)

@@ -34,10 +34,12 @@ class JoinError(Exception):
 
 @dataclass(frozen=True)
 class SeatSpec:
-    """A seat a process will play: a bot's name (its key is made here) and the player's name."""
+    """A seat a process will play: the player's name, and a bot's name (its key is made
+    here) or None for the person at this process's terminal (who plays with its own key,
+    and says when they are ready)."""
 
     name: str
-    bot: str
+    bot: str | None
 
 
 def _ad(node: Node, lobby: Lobby, variant: str) -> TableAd:
@@ -122,8 +124,8 @@ async def run_host(identity: Identity, interface: str, *, variant: str, players:
     node.lobby = lobby
     for seat, spec in enumerate(seats):
         ident = identity if seat == 0 else Identity.generate()
-        node.local[ident.public] = (ident, bot_for(spec.bot))
-        lobby.sit(seat, Claim(spec.name, ident.public, identity.public, spec.bot, True))
+        node.local[ident.public] = (ident, bot_for(spec.bot) if spec.bot else None)
+        lobby.sit(seat, Claim(spec.name, ident.public, identity.public, spec.bot, spec.bot is not None))
     async with trio.open_nursery() as n:
         node._nursery = n
         await n.start(node.serve)
@@ -155,10 +157,12 @@ async def run_host(identity: Identity, interface: str, *, variant: str, players:
 async def run_guest(identity: Identity, interface: str, *, address: tuple[str, int], table_id: bytes,
                     seats: list[SeatSpec], pin: str | None, games_dir: Path,
                     say: Callable[[str], None], want_seat: int | None = None,
-                    pace: float = 0.0) -> Node:
+                    pace: float = 0.0, on_node: Callable[[Node], None] | None = None) -> Node:
     """Join the table listening at `address` and play `seats` there."""
     node = Node(identity, interface, table_id=table_id, pin=pin, games_dir=games_dir, say=say)
     node.pace = pace
+    if on_node is not None:
+        on_node(node)
     claims = []
     for i, spec in enumerate(seats):
         ident = identity if i == 0 else Identity.generate()
@@ -172,13 +176,15 @@ async def run_guest(identity: Identity, interface: str, *, address: tuple[str, i
             raise JoinError(f"the table has {len(free)} free seats, not {len(claims)}")
         request = []
         for i, (spec, ident) in enumerate(claims):
-            node.local[ident.public] = (ident, bot_for(spec.bot))
+            node.local[ident.public] = (ident, bot_for(spec.bot) if spec.bot else None)
             # The host gives the first free seat to a claim without a seat number.
             seat = want_seat if i == 0 else None
-            request.append([seat, Claim(spec.name, ident.public, identity.public, spec.bot, True).to_msg()])
+            request.append([seat, Claim(spec.name, ident.public, identity.public, spec.bot,
+                                        spec.bot is not None).to_msg()])
         host_link = node.links[lobby.host]
         host_link.send({"t": "sit", "claims": request, "address": [interface, node.port]})
-        host_link.send({"t": "ready", "ready": True})
+        if all(spec.bot for spec in seats):
+            host_link.send({"t": "ready", "ready": True})  # a person says so in the client
         say(f"joining {lobby.name!r} ({lobby.taken} of {lobby.seats} seats taken)")
         n.start_soon(node.actor)
         n.start_soon(_dialer, node)
@@ -216,10 +222,27 @@ class ResumeError(Exception):
     """A game that cannot be resumed from this file; the message says why."""
 
 
+def has_person_seat(replay_path: Path) -> bool:
+    """Whether a person (not a bot) played one of this peer's seats of that game, so
+    `allegra resume` goes on in the full-screen client; False if unreadable (run_resume
+    then says what is wrong)."""
+    from ..log.codec import CodecError, decode
+    from .node import SEATS_SUFFIX
+
+    try:
+        data = decode(replay_path.with_suffix(SEATS_SUFFIX).read_bytes(), max_size=1 << 20)
+        return any(isinstance(s, list) and len(s) == 4 and s[2] == "" for s in data["seats"])
+    except (OSError, CodecError, KeyError, TypeError):
+        return False
+
+
 async def run_resume(interface: str, replay_path: Path, say: Callable[[str], None],
-                     pace: float = 0.0) -> Node:
+                     pace: float = 0.0, person_bot: str | None = None, person: bool = False,
+                     on_node: Callable[[Node], None] | None = None) -> Node:
     """Go on with a game this process played before it stopped: read its replay and
-    seats file, listen where it listened, reconnect, catch up, and play to the end."""
+    seats file, listen where it listened, reconnect, catch up, and play to the end.
+    A seat a person played is played by `person_bot` from now on, or (`person`) by the
+    person again, in the terminal client."""
     from ..log.codec import CodecError, decode
     from ..log.replay import ReplayError, ReplayWriter, read_replay
     from ..table import Refused
@@ -257,7 +280,11 @@ async def run_resume(interface: str, replay_path: Path, say: Callable[[str], Non
             raise ResumeError(f"{replay_path}: {e}") from None
     for seat, seed, bot, nonce in stored:
         ident = Identity(SigningKey(seed))
-        node.local[ident.public] = (ident, bot_for(bot))
+        if not bot and person_bot is None and not person:
+            raise ResumeError(f"seat {seat} was played by a person here: resume in a terminal, "
+                              "or with --bot NAME to let a bot play it from now on")
+        name = bot or person_bot
+        node.local[ident.public] = (ident, bot_for(name) if name else None)
         node.players[seat] = SeatPlayer(seat, ident, node.local[ident.public][1], nonce)
     node._sync_seats()  # a seat the others gave to a bot before we stopped is no longer ours
     node.replica.resumed({sp.identity.public for sp in node.players.values()})
@@ -265,6 +292,8 @@ async def run_resume(interface: str, replay_path: Path, say: Callable[[str], Non
     for event in replay.events:
         node.writer.append(event)
     say(f"resuming game {lobby.table_id.hex()[:8]} at seq {node.table.seq}")
+    if on_node is not None:
+        on_node(node)
     async with trio.open_nursery() as n:
         node._nursery = n
         try:

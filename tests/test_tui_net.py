@@ -1,0 +1,299 @@
+"""The full-screen client on the network, headless: host a table or find one, say ready, play.
+
+The Application runs for real on asyncio (prompt_toolkit pipe input, an 80x24 dummy
+output) with trio as a guest on the same loop; the other peer is a real `allegra`
+subprocess with a bot; everything binds to 127.0.0.1 and zeroconf too. The test
+presses keys as a person would and reads the screen text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+from prompt_toolkit.input import create_pipe_input
+
+from allegra_lan.log.identity import Identity
+from allegra_lan.tui.app import Pace, make_application
+from allegra_lan.tui.net_client import NetClient, Want
+from allegra_lan.tui.screen import plain
+
+from net_helpers import unique_table
+from test_tui_play import LABELS, Screen24, choose
+
+LOOPBACK = "127.0.0.1"
+
+
+def spawn(home: Path, *args: str) -> subprocess.Popen[str]:
+    env = {**os.environ, "XDG_CONFIG_HOME": str(home / "config"), "XDG_DATA_HOME": str(home / "data")}
+    return subprocess.Popen([sys.executable, "-m", "allegra_lan", *args], env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+
+
+class Person:
+    """Keys in through the pipe, the screen out as text; waits as a player would."""
+
+    def __init__(self, client: NetClient, inp: Any) -> None:
+        self.client = client
+        self.inp = inp
+        self.screens: list[str] = []
+
+    # the shape test_tui_play.choose expects
+    @property
+    def refused_now(self) -> bool:
+        p = self.client.play
+        return bool(p.refused) if p is not None else self.client.refused
+
+    def screen(self) -> str:
+        return "\n".join(line.rstrip() for line in plain(self.client.screen(80, 24)).split("\n"))
+
+    def footer(self) -> str:
+        return "   ".join(self.screen().split("\n")[-2:])
+
+    async def until(self, what: str, ok: Callable[[], bool], limit: float = 30.0) -> None:
+        deadline = time.monotonic() + limit
+        while not ok():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {what}; the screen:\n{self.screen()}")
+            await asyncio.sleep(0.02)
+
+    async def press(self, key: str) -> str:
+        n = self.client.keys_handled
+        self.inp.send_text(key)
+        await self.until(f"key {key!r} to be handled", lambda: self.client.keys_handled > n, 10)
+        idle = self.client.play.idle if self.client.play is not None else self.client.idle
+        await self.until(f"the client to settle after {key!r}", idle.is_set)
+        text = self.screen()
+        self.screens.append(text)
+        return text
+
+
+class ChooseAdapter:
+    """test_tui_play.choose reads `client.refused` and calls `press`."""
+
+    def __init__(self, person: Person) -> None:
+        self.person = person
+
+    @property
+    def client(self) -> Any:
+        outer = self
+
+        class _C:
+            @property
+            def refused(self) -> bool:
+                return outer.person.refused_now
+        return _C()
+
+    async def press(self, key: str) -> str:
+        return await self.person.press(key)
+
+    def screen(self) -> str:
+        return self.person.screen()
+
+
+def has_action(footer: str) -> bool:
+    return any(label in footer for label in LABELS) or "next round" in footer or " k  knock" in footer \
+        or "give to" in footer
+
+
+async def play_to_the_end(p: Person, limit: float = 120.0) -> None:
+    """Press what the footer offers when it is our turn; otherwise wait for the others."""
+    deadline = time.monotonic() + limit
+    while not p.client.finished:
+        if time.monotonic() > deadline:
+            raise AssertionError("the game did not end:\n" + p.screen())
+        f = p.footer()
+        if not has_action(f):
+            await asyncio.sleep(0.02)
+            continue
+        if " k  knock" in f:
+            await p.press("n")
+        elif "next round" in f:
+            await p.press("\r")
+        elif "draw from deck" in f:
+            await p.press("d")
+        elif "discard it" in f:
+            await p.press("x")
+        elif "peek at this row" in f or "peek at this column" in f:
+            # Through the cursor: a row, else a column, else move on and try again.
+            for key in ("r", "c"):
+                if f"peek at this {'row' if key == 'r' else 'column'}" in f:
+                    await p.press(key)
+                    if not p.refused_now:
+                        break
+            else:
+                await p.press("j")
+                await p.press("l")
+        elif "enter" in f:
+            await choose(ChooseAdapter(p))  # type: ignore[arg-type]
+
+
+async def with_client(client: NetClient, body: Callable[[Person], Awaitable[None]]) -> None:
+    with create_pipe_input() as inp:
+        app = make_application(client, input=inp, output=Screen24())
+        task = asyncio.ensure_future(app.run_async())
+        person = Person(client, inp)
+        try:
+            await body(person)
+        finally:
+            if not task.done():
+                inp.send_text("\x03")  # Ctrl-C leaves cleanly
+            await asyncio.wait_for(task, 30)
+            await asyncio.wait_for(client.stopped(), 30)
+
+
+def test_a_person_hosts_in_the_client_a_bot_joins_and_they_play_a_whole_game(tmp_path: Path) -> None:
+    table = unique_table("tuinet")
+    want = Want(LOOPBACK, "ann", tmp_path / "host", host={
+        "variant": "grande", "players": 2, "bots": [], "table": table, "takeover": 0,
+        "spectators": False})
+    client = NetClient(Identity.from_seed(b"tui-net-host" * 3), want, Pace(bot=0, knock=None))
+    guest: list[subprocess.Popen[str]] = []
+
+    async def body(p: Person) -> None:
+        await p.until("the table to open", lambda: client.node is not None and client.node.port > 0)
+        room = p.screen()
+        assert f"Table {table}" in room and "seat 1  (free)" in room
+        assert "waiting for 1 more player(s)" in room and " r  ready" in p.footer()
+        guest.append(spawn(tmp_path / "guest", "join", table, "--interface", LOOPBACK, "--bot", "greedy"))
+        await p.until("the bot to sit down", lambda: "bot (greedy)" in p.screen())
+        assert "press r when you are ready" in p.screen()
+        text = await p.press("r")
+        await p.until("the game to start", lambda: client.phase == "table")
+        assert "ALLEGRA Grande" in p.screen().split("\n")[0]
+        await play_to_the_end(p)
+        assert "Game over" in p.screen() or "wins" in p.screen() or "share the win" in p.screen()
+        # Stay until the other peer holds the whole log, as a player would (the session ends).
+        await asyncio.wait_for(client._trio_done.wait(), 30)
+        assert text  # (the ready key was taken)
+
+    try:
+        asyncio.run(with_client(client, body))
+        assert not client.failed, client.message
+        out, err = guest[0].communicate(timeout=60)
+        assert guest[0].returncode == 0, err[-2000:]
+    finally:
+        for g in guest:
+            if g.poll() is None:
+                os.killpg(g.pid, signal.SIGKILL)
+                g.wait(timeout=10)
+    mine = sorted((tmp_path / "host").glob("*.allegra"))
+    theirs = sorted((tmp_path / "guest" / "data" / "allegra-lan" / "games").glob("*.allegra"))
+    assert len(mine) == len(theirs) == 1
+    assert mine[0].read_bytes() == theirs[0].read_bytes()
+    r = subprocess.run([sys.executable, "-m", "allegra_lan", "replay", "verify", str(mine[0])],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_a_person_finds_a_table_in_the_client_joins_and_plays(tmp_path: Path) -> None:
+    table = unique_table("tuifind")
+    host = spawn(tmp_path / "hosthome", "host", "--interface", LOOPBACK, "--bot", "greedy",
+                 "--players", "2", "--variant", "allegra", "--table", table)
+    want = Want(LOOPBACK, "bea", tmp_path / "me")
+    client = NetClient(Identity.from_seed(b"tui-net-guest" * 2), want, Pace(bot=0, knock=None))
+
+    async def body(p: Person) -> None:
+        await p.until("the table to be listed", lambda: table in p.screen())
+        listing = p.screen()
+        assert "tables open now" in listing and " 1/2 " in listing
+        rows = [line for line in listing.split("\n") if line[:1] in (">", " ") and " 1/2 " in line]
+        for _ in range(len(rows)):
+            if table in next(line for line in p.screen().split("\n") if line.startswith(">")):
+                break
+            await p.press("j")
+        await p.press("\r")
+        await p.until("a seat at the table", lambda: "you" in p.screen() and "not ready" in p.screen())
+        await p.press("r")
+        await p.until("the game to start", lambda: client.phase == "table")
+        text = p.screen()
+        assert "ALLEGRA" in text.split("\n")[0] and "bea (you)" in text
+        # A key out of turn is refused with the reason; one in turn is taken.
+        for _ in range(200):
+            if "turn up" in p.footer():
+                break
+            await asyncio.sleep(0.02)
+        moved = await p.press("\r")
+        assert "your row 1 col 1: turned up" in moved
+        await p.press("q")
+        await p.press("y")
+
+    try:
+        asyncio.run(with_client(client, body))
+        assert client.quit and not client.failed
+    finally:
+        if host.poll() is None:
+            os.killpg(host.pid, signal.SIGKILL)
+            host.wait(timeout=10)
+
+
+def test_the_host_seats_a_bot_quits_mid_game_and_resumes_in_the_client(tmp_path: Path) -> None:
+    """`b` seats one of the host's bots; a bot peer takes the last seat; after a few moves
+    the person quits, and `allegra resume` in the client (its NetClient) goes on to the end."""
+    table = unique_table("tuiresume")
+    ident = Identity.from_seed(b"tui-net-resume" * 2)
+    want = Want(LOOPBACK, "cy", tmp_path / "host", host={
+        "variant": "grande", "players": 3, "bots": [], "table": table, "takeover": 0,
+        "spectators": False})
+    client = NetClient(ident, want, Pace(bot=0, knock=None))
+    guest: list[subprocess.Popen[str]] = []
+
+    async def first(p: Person) -> None:
+        await p.until("the table to open", lambda: client.node is not None and client.node.port > 0)
+        assert " b  seat a greedy bot" in p.footer()
+        room = await p.press("b")
+        assert "seat 1  greedy 1" in room and "your bot (greedy)" in room
+        guest.append(spawn(tmp_path / "guest", "join", table, "--interface", LOOPBACK, "--bot", "random"))
+        await p.until("the bot peer to sit down", lambda: "bot (random)" in p.screen())
+        assert " b  seat" not in p.footer()  # the table is full
+        await p.press("r")
+        await p.until("the game to start", lambda: client.phase == "table")
+        for _ in range(3):  # our first decisions: turn up cards, by keys
+            await p.until("our turn", lambda: "turn up" in p.footer() or "draw from deck" in p.footer())
+            if "turn up" not in p.footer():
+                break
+            await choose(ChooseAdapter(p))  # type: ignore[arg-type]
+        await p.press("q")
+        await p.press("y")
+
+    try:
+        asyncio.run(with_client(client, first))
+        assert client.quit and client.node is not None and client.node.writer is not None
+        path = client.node.writer.path
+        held = client.node.table.seq
+        again = NetClient(ident, Want(LOOPBACK, "cy", tmp_path / "host", resume=path),
+                          Pace(bot=0, knock=None))
+
+        async def second(p: Person) -> None:
+            await p.until("the table again", lambda: again.phase == "table", 60)
+            assert "cy (you)" in p.screen()
+            await play_to_the_end(p)
+            await asyncio.wait_for(again._trio_done.wait(), 30)
+
+        asyncio.run(with_client(again, second))
+        assert not again.failed, again.message
+        assert again.node is not None and again.node.table.seq > held
+        out, err = guest[0].communicate(timeout=60)
+        assert guest[0].returncode == 0, err[-2000:]
+    finally:
+        for g in guest:
+            if g.poll() is None:
+                os.killpg(g.pid, signal.SIGKILL)
+                g.wait(timeout=10)
+    mine = sorted((tmp_path / "host").glob("*.allegra"))
+    theirs = sorted((tmp_path / "guest" / "data" / "allegra-lan" / "games").glob("*.allegra"))
+    assert len(mine) == len(theirs) == 1 and mine[0].read_bytes() == theirs[0].read_bytes()
+
+
+def test_without_bot_and_without_a_terminal_the_commands_say_so(tmp_path: Path) -> None:
+    for args in (["host", "--interface", LOOPBACK], ["join", "--interface", LOOPBACK]):
+        p = spawn(tmp_path, *args)
+        out, err = p.communicate(timeout=60)
+        assert p.returncode == 2, (args, err)
+        assert err.strip().count("\n") == 0 and "needs a terminal to play" in err, err
