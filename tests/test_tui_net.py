@@ -43,6 +43,8 @@ class Person:
         self.client = client
         self.inp = inp
         self.screens: list[str] = []
+        self.knock_windows = 0  # ALLEGRA: times the knock window opened for us
+        self.gave = 0  # times we gave a drawn card to a knocker
 
     # the shape test_tui_play.choose expects
     @property
@@ -102,7 +104,7 @@ def has_action(footer: str) -> bool:
         or "give to" in footer
 
 
-async def play_to_the_end(p: Person, limit: float = 120.0) -> None:
+async def play_to_the_end(p: Person, limit: float = 120.0, knock: str = "n") -> None:
     """Press what the footer offers when it is our turn; otherwise wait for the others."""
     deadline = time.monotonic() + limit
     while not p.client.finished:
@@ -113,7 +115,11 @@ async def play_to_the_end(p: Person, limit: float = 120.0) -> None:
             await asyncio.sleep(0.02)
             continue
         if " k  knock" in f:
-            await p.press("n")
+            p.knock_windows += 1
+            await p.press(knock)
+        elif "give to" in f:
+            await p.press(f.split(" give to")[0].split()[-1])
+            p.gave += 1
         elif "next round" in f:
             await p.press("\r")
         elif "draw from deck" in f:
@@ -297,3 +303,46 @@ def test_without_bot_and_without_a_terminal_the_commands_say_so(tmp_path: Path) 
         out, err = p.communicate(timeout=60)
         assert p.returncode == 2, (args, err)
         assert err.strip().count("\n") == 0 and "needs a terminal to play" in err, err
+
+
+def test_allegra_knocks_at_a_networked_table_in_the_client(tmp_path: Path) -> None:
+    """Three seats of ALLEGRA: the person, the host's own bot (b) and a bot peer. The
+    knock window opens for the person after the others' deck draws (k knocks), and the
+    person gives a drawn card to a bot that knocked; the game ends, logs identical."""
+    table = unique_table("tuiknock")
+    want = Want(LOOPBACK, "dee", tmp_path / "host", host={
+        "variant": "allegra", "players": 3, "bots": [], "table": table, "takeover": 0,
+        "spectators": False})
+    client = NetClient(Identity.from_seed(b"tui-net-knock" * 2), want, Pace(bot=0, knock=None))
+    guest: list[subprocess.Popen[str]] = []
+    seen: list[Person] = []
+
+    async def body(p: Person) -> None:
+        seen.append(p)
+        await p.until("the table to open", lambda: client.node is not None and client.node.port > 0)
+        await p.press("b")
+        guest.append(spawn(tmp_path / "guest", "join", table, "--interface", LOOPBACK, "--bot", "greedy"))
+        await p.until("the bot peer to sit down", lambda: "bot (greedy) of" in p.screen())
+        await p.press("r")
+        await p.until("the game to start", lambda: client.phase == "table")
+        await play_to_the_end(p, limit=240, knock="k")
+        await asyncio.wait_for(client._trio_done.wait(), 30)
+
+    try:
+        asyncio.run(with_client(client, body))
+        assert not client.failed, client.message
+        out, err = guest[0].communicate(timeout=60)
+        assert guest[0].returncode == 0, err[-2000:]
+    finally:
+        for g in guest:
+            if g.poll() is None:
+                os.killpg(g.pid, signal.SIGKILL)
+                g.wait(timeout=10)
+    p = seen[0]
+    assert p.knock_windows > 0, "the knock window never opened for the person"
+    assert p.gave > 0, "the person never had a knocker to give a drawn card to"
+    knocked_lines = [s for s in p.screens if "you knocked" in s]
+    assert knocked_lines
+    mine = sorted((tmp_path / "host").glob("*.allegra"))
+    theirs = sorted((tmp_path / "guest" / "data" / "allegra-lan" / "games").glob("*.allegra"))
+    assert len(mine) == len(theirs) == 1 and mine[0].read_bytes() == theirs[0].read_bytes()
