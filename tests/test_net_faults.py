@@ -27,7 +27,7 @@ import pytest
 import trio
 
 from allegra_lan.log.envelope import decode_event
-from allegra_lan.net.framing import HEADER
+from allegra_lan.net.framing import HEADER, encode_frame
 from allegra_lan.net import node as node_module
 from allegra_lan.net import session as session_module
 from allegra_lan.rules import to_act
@@ -251,7 +251,9 @@ def test_a_fork_stops_the_game_at_once(forked: Outcome) -> None:
     ("not msgpack", not_msgpack(), r"malformed frame: .+"),
     ("not a map", HEADER.pack(1) + b"\x07", r"a message must be a map, not an integer"),
     ("oversize", oversize_header(), r"frame of 65537 bytes is over the 65536 limit"),
-], ids=["not-msgpack", "not-a-map", "oversize"])
+    ("flood", encode_frame({"t": "ping"}) * 5000,
+     r"more than 4000 messages at once \(2000 a second allowed\)"),
+], ids=["not-msgpack", "not-a-map", "oversize", "flood"])
 def test_a_bad_frame_drops_the_link_and_names_the_peer(tmp_path: Path, label: str, data: bytes,
                                                        reason: str) -> None:
     """The link to the evil peer is cut and named; the honest peers keep running, the

@@ -52,7 +52,9 @@ PAUSE_NOTE_EVERY = 5.0  # seconds between "waiting for ..." notes while the game
 SEATS_SUFFIX = ".seats"
 REDIAL_EVERY = 0.5
 PING_EVERY = 2.0
-TAKEOVER_BOT = "greedy"  # plays a taken seat that was a person's (a bot's seat keeps its bot)
+TAKEOVER_BOT = "greedy"
+RATE = 2000.0  # messages a second a peer may send on average (a busy bot table sends ~500)
+BURST = 4000.0  # and at once; more, and the link is dropped and the peer named  # plays a taken seat that was a person's (a bot's seat keeps its bot)
 
 
 @dataclass
@@ -320,6 +322,7 @@ class Node:
                     return
 
     async def _receiver(self, link: Link) -> None:
+        allowance, last = BURST, trio.current_time()  # a token bucket: no peer floods us
         while True:
             try:
                 msg = await link.stream.receive()
@@ -332,6 +335,13 @@ class Node:
                     text = f"refused from {fingerprint(link.key)}: {e}"
                     self.faults.append(text)
                     self.say(text)
+                return
+            now = trio.current_time()
+            allowance = min(BURST, allowance + (now - last) * RATE) - 1
+            last = now
+            if allowance < 0:
+                link.why = f"more than {BURST:g} messages at once ({RATE:g} a second allowed)"
+                self._blame(f"refused from {fingerprint(link.key)}: {link.why}")
                 return
             self.dispatch(link.key, msg)
             if link.closed:
