@@ -25,6 +25,7 @@ from allegra_lan.tui.net_client import NetClient, Want
 from allegra_lan.tui.screen import plain
 
 from net_helpers import unique_table
+from test_net_takeover import kinds_in
 from test_tui_play import LABELS, Screen24, choose
 
 LOOPBACK = "127.0.0.1"
@@ -346,3 +347,63 @@ def test_allegra_knocks_at_a_networked_table_in_the_client(tmp_path: Path) -> No
     mine = sorted((tmp_path / "host").glob("*.allegra"))
     theirs = sorted((tmp_path / "guest" / "data" / "allegra-lan" / "games").glob("*.allegra"))
     assert len(mine) == len(theirs) == 1 and mine[0].read_bytes() == theirs[0].read_bytes()
+
+
+def test_a_person_away_too_long_is_replaced_by_a_bot_and_follows_on_resume(tmp_path: Path) -> None:
+    """The person leaves mid-game; the other seat (a bot peer) lets a bot take the person's
+    seat after the host's 1 s; `resume` in the client follows the game from that seat to
+    its end, and says so; both logs end identical."""
+    table = unique_table("tuiaway")
+    ident = Identity.from_seed(b"tui-net-away" * 3)
+    want = Want(LOOPBACK, "eve", tmp_path / "host", host={
+        "variant": "grande", "players": 2, "bots": [], "table": table, "takeover": 1,
+        "spectators": False})
+    client = NetClient(ident, want, Pace(bot=0, knock=None))
+    guest: list[subprocess.Popen[str]] = []
+
+    async def first(p: Person) -> None:
+        await p.until("the table to open", lambda: client.node is not None and client.node.port > 0)
+        guest.append(spawn(tmp_path / "guest", "join", table, "--interface", LOOPBACK, "--bot", "greedy"))
+        await p.until("the bot peer to sit down", lambda: "bot (greedy)" in p.screen())
+        await p.press("r")
+        await p.until("the game to start", lambda: client.phase == "table")
+        await p.until("our turn", lambda: "turn up" in p.footer())
+        await p.press("q")
+        await p.press("y")
+
+    try:
+        asyncio.run(with_client(client, first))
+        assert client.node is not None and client.node.writer is not None
+        path = client.node.writer.path
+        theirs = tmp_path / "guest" / "data" / "allegra-lan" / "games"
+
+        def taken_over() -> bool:
+            files = sorted(theirs.glob("*.allegra")) if theirs.exists() else []
+            return bool(files) and "takeover" in kinds_in(files[0])
+
+        deadline = time.monotonic() + 30
+        while not taken_over():
+            assert time.monotonic() < deadline, "the bot peer never took the seat over"
+            time.sleep(0.1)
+        again = NetClient(ident, Want(LOOPBACK, "eve", tmp_path / "host", resume=path),
+                          Pace(bot=0, knock=None))
+
+        async def second(p: Person) -> None:
+            await p.until("the table again", lambda: again.phase == "table", 60)
+            await p.until("the game's end", lambda: again.finished, 120)
+            text = "\n".join(p.screens + [p.screen()]) + " ".join(again.notes)
+            assert "is played by a bot" in text or "let a bot play for" in text
+            await asyncio.wait_for(again._trio_done.wait(), 30)
+
+        asyncio.run(with_client(again, second))
+        out, err = guest[0].communicate(timeout=60)
+        assert guest[0].returncode == 0, err[-2000:]
+    finally:
+        for g in guest:
+            if g.poll() is None:
+                os.killpg(g.pid, signal.SIGKILL)
+                g.wait(timeout=10)
+    mine = sorted((tmp_path / "host").glob("*.allegra"))
+    other = sorted(theirs.glob("*.allegra"))
+    assert len(mine) == len(other) == 1 and mine[0].read_bytes() == other[0].read_bytes()
+

@@ -403,6 +403,9 @@ class PlayClient:
             return Place(v.knock[1].card, at)
         if kind == "exchange":
             if self.take is None:
+                if not any(isinstance(m, Exchange) and m.take == at for m in self.offered()):
+                    self._say("refused: there is no card to take there", refused=True)
+                    return None
                 self.take = at
                 self._point_at(self.human)
                 self._say("now choose the card of yours it replaces")

@@ -76,6 +76,9 @@ class NetTable:
         return new
 
     def submit(self, move: Move) -> None:
+        if self.seat not in self.node.players:
+            raise Refused(None, "a bot plays this seat now: the others agreed while you were away",
+                          fault="author")
         self.node.play_move(self.seat, move)
 
 
@@ -448,7 +451,7 @@ class NetClient:
         while not self.quit:
             node = self.node
             if self.play is None and node is not None and node.table.state is not None:
-                seat = next((s for s, sp in node.players.items() if sp.bot is None), None)
+                seat = self._my_seat(node)
                 if seat is not None:
                     self.play = NetPlayClient(NetTable(node, seat), self.pace)
                     self.play.on_change = self.on_change
@@ -474,6 +477,16 @@ class NetClient:
                 await self._quitted.wait()  # the message says what failed; q leaves
                 return
             self.idle.clear()
+
+    @staticmethod
+    def _my_seat(node: Node) -> int | None:
+        """The person's seat: the one we play, or (a takeover gave it to a bot while we were
+        away) the one we sat at, now followed from there."""
+        seat = next((s for s, sp in node.players.items() if sp.bot is None), None)
+        if seat is None and node.lobby is not None:
+            seat = next((s for s, c in sorted(node.lobby.claims.items())
+                         if c.owner == node.me and c.bot is None), None)
+        return seat
 
     async def stopped(self) -> None:
         """Wait for the network to wind down (after a quit)."""
