@@ -115,6 +115,7 @@ class EvilNode(Node):
         super().__init__(*args, **kwargs)
         self.attack = attack
         self.scope = trio.CancelScope()
+        self.silent = False  # once set, nothing more goes out (Silent)
 
     # ------------------------------------------------------------ sending bad things
 
@@ -183,6 +184,8 @@ class EvilNode(Node):
     async def _sender(self, link: Link) -> None:
         async with link.recv_q:
             async for msg in link.recv_q:
+                if self.silent:
+                    continue  # read and dropped: the socket stays open, and quiet
                 try:
                     if isinstance(msg, RawFrame):
                         await link.stream.stream.send_all(msg.data)
@@ -396,6 +399,19 @@ class BadMessages(Attack):
         return True
 
 
+class Silent(Attack):
+    """(h) On its turn: says nothing more, ever (no move, no ping, no `have`), yet keeps its
+    connections open and keeps reading, as a machine whose cable was pulled (no FIN)."""
+
+    def before(self, node: EvilNode, ev: Event) -> bool:
+        if not is_play_event(node, ev):
+            return True
+        self.strike(ev.seq)
+        node.silent = True
+        self.done = True
+        return True  # its move is written at home and goes nowhere
+
+
 class NeverReveal(Attack):
     """Commits to a nonce and never reveals it: the seed can never be made."""
 
@@ -551,7 +567,7 @@ async def run_evil_guest(peer: Peer, attack: Attack, *, address: tuple[str, int]
 
 async def play_with_evil(tmp: Path, attack: Attack, *, variant: str = "grande", limit: float,
                          host_bot: str | Bot = "greedy", guest_bot: str = "random",
-                         evil_bot: str = "random", evil_seat: int = 1) -> Outcome:
+                         evil_bot: str = "random", evil_seat: int = 1, takeover: int = 0) -> Outcome:
     """Three peers on 127.0.0.1: an honest host (seat 0), an honest guest and the evil guest
     at `evil_seat`. Returns once both honest peers returned (the evil peer gets EVIL_GRACE
     to finish, then is cancelled). Fails with every peer's progress after `limit` seconds."""
@@ -573,7 +589,7 @@ async def play_with_evil(tmp: Path, attack: Attack, *, variant: str = "grande", 
         host.node = await run_host(host.identity, LOOPBACK, variant=variant, players=3,
                                    table_name="faults", seats=[SeatSpec(host.seat_name, host.bot)],
                                    pin=None, games_dir=host.games_dir, say=host.say, advertise=False,
-                                   on_listening=on_listening)
+                                   on_listening=on_listening, takeover=takeover)
         host.returned_at = trio.current_time()
 
     async def the_guest(address: tuple[str, int], table_id: bytes) -> None:

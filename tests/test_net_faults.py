@@ -34,7 +34,7 @@ from allegra_lan.rules import to_act
 
 from evil_peer import (
     Attack, BadFrame, BadMessages, Fork, ForgedKnocks, ForgedSignature, GiveFirst, IllegalMoves,
-    NeverReveal, Outcome, Peer, SeqAhead, WrongAuthor, WrongReveal, WrongSeqAndPrev,
+    NeverReveal, Outcome, Peer, SeqAhead, Silent, WrongAuthor, WrongReveal, WrongSeqAndPrev,
     not_msgpack, oversize_header, play_with_evil,
 )
 
@@ -366,3 +366,33 @@ def test_pause_notes_say_how_long_the_game_really_waited(seq_ahead: Outcome) -> 
             if found:
                 assert int(found.group(1)) <= when - seq_ahead.began + 0.5, \
                     f"{p.label} said {text!r} {when - seq_ahead.began:.2f} s into the game"
+
+
+# ---------------------------------------------------------------- (h) a peer that falls silent
+
+
+def test_a_silent_peer_is_dropped_and_the_others_let_a_bot_take_its_seat(tmp_path: Path) -> None:
+    """A peer that keeps its sockets open but says nothing (a pulled cable sends no FIN) is
+    dropped after SILENCE (2 s here, 10 s in the product); since it never speaks again, it
+    stays away even though it reconnects, and after the host's takeover time (1 s) the two
+    honest seats agree and a bot plays its seat: the honest peers finish the same game."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(node_module, "SILENCE", 2.0)
+        mp.setattr(node_module, "PING_EVERY", 0.5)
+        mp.setattr(session_module, "LINGER", LINGER)
+        out = play(tmp_path, Silent(), takeover=1)
+    assert out.attack.struck_at is not None
+    blobs = []
+    for p in out.honest:
+        assert p.node is not None
+        said = p.said()
+        assert any(t.startswith(f"lost {out.evil.fp}: no word from the peer for 2 s") for t in said), said
+        assert p.node.faults == [], p.node.faults
+        t = p.node.table
+        assert t.state is not None and to_act(t.state) is None, out.report()
+        assert [e.kind for e in t.events].count("takeover") == 1
+        (replay,) = p.replays()
+        blobs.append(replay.read_bytes())
+        v = p.verdict()
+        assert v.ok and v.finished, v
+    assert blobs[0] == blobs[1]

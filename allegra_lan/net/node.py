@@ -51,7 +51,9 @@ SETUP_TIMEOUT = 30.0  # seconds the ceremony waits for a seat before the start i
 PAUSE_NOTE_EVERY = 5.0  # seconds between "waiting for ..." notes while the game is paused
 SEATS_SUFFIX = ".seats"
 REDIAL_EVERY = 0.5
-PING_EVERY = 2.0
+PING_EVERY = 2.0  # seconds between pings on a quiet link
+SILENCE = 10.0  # seconds without a frame after which a link is taken for dead (a pulled cable
+# or a machine switched off sends no FIN: without this its seat would never count as away)
 TAKEOVER_BOT = "greedy"
 RATE = 2000.0  # messages a second a peer may send on average (a busy bot table sends ~500)
 BURST = 4000.0  # and at once; more, and the link is dropped and the peer named  # plays a taken seat that was a person's (a bot's seat keeps its bot)
@@ -76,6 +78,8 @@ class Link:
         self.stream = stream
         self.dialled_by = dialled_by  # the key of the side that opened the connection
         self.why = ""  # why the link closed
+        self.heard = trio.current_time()  # when the peer's last frame arrived (or the link opened)
+        self.spoke = False  # whether any frame came yet
         self.send_q, self.recv_q = trio.open_memory_channel[dict[str, Any]](SEND_QUEUE)
         self.closed = False
 
@@ -120,7 +124,7 @@ class Node:
         self.dial_everyone = False  # a resumed peer may listen on a new port: it dials all
         self.local: dict[bytes, tuple[Identity, Bot | None]] = {}  # seat keys played here, by public key
         self.watchers: list[Callable[[], None]] = []  # told of every change (the terminal client)
-        self.absent_since: dict[bytes, float] = {}  # peer -> when we last lost (or missed) it
+        self.heard: dict[bytes, float] = {}  # peer -> when its last frame arrived (any link)
         self.proposal: Proposal | None = None  # our takeover ask, while it gathers consents
         self.promises: dict[int, Promise] = {}  # seq -> the takeover we consented to there
         self.retry_at = 0.0  # no new takeover ask before this (trio time)
@@ -290,10 +294,10 @@ class Node:
         self.links[key] = link
         task_status.started()
         self.say(f"connected to {fingerprint(key)}")
-        self._peer_back(key)
         try:
             async with trio.open_nursery() as n:
                 n.start_soon(self._sender, link)
+                n.start_soon(self._keepalive, link, n.cancel_scope)
                 self.deliver(self.replica.connected(key))
                 if self.lobby is not None and self.lobby.host == self.me:
                     link.send(self.lobby.to_msg())
@@ -303,7 +307,6 @@ class Node:
             link.closed = True
             if self.links.get(key) is link:  # not when a newer connection replaced this one
                 del self.links[key]
-                self.absent_since[key] = trio.current_time()
                 self.replica.disconnected(key)
                 self.say(f"lost {fingerprint(key)}: {link.why or 'closed'}")
                 self._peer_left(key)
@@ -321,6 +324,17 @@ class Node:
                     link.why = link.why or f"sending failed: {e or type(e).__name__}"
                     return
 
+    async def _keepalive(self, link: Link, scope: trio.CancelScope) -> None:
+        """Ping a quiet link, and close one that has said nothing for SILENCE seconds."""
+        while not link.closed:
+            await trio.sleep(PING_EVERY)
+            if trio.current_time() - link.heard > SILENCE:
+                link.why = f"no word from the peer for {SILENCE:g} s"
+                link.closed = True
+                scope.cancel()
+                return
+            link.send({"t": "ping"})
+
     async def _receiver(self, link: Link) -> None:
         allowance, last = BURST, trio.current_time()  # a token bucket: no peer floods us
         while True:
@@ -336,7 +350,10 @@ class Node:
                     self.faults.append(text)
                     self.say(text)
                 return
-            now = trio.current_time()
+            now = link.heard = self.heard[link.key] = trio.current_time()
+            if not link.spoke:
+                link.spoke = True
+                self._peer_back(link.key)  # its first word on this link: it is back
             allowance = min(BURST, allowance + (now - last) * RATE) - 1
             last = now
             if allowance < 0:
@@ -600,7 +617,10 @@ class Node:
     # ------------------------------------------------------------ takeovers
 
     def _present(self) -> set[bytes]:
-        return {self.me, *self.links}
+        """The peers at the table: linked and heard from within SILENCE (a peer that
+        connects and then says nothing is as good as away)."""
+        now = trio.current_time()
+        return {self.me} | {k for k in self.links if now - self.heard.get(k, -SILENCE) <= SILENCE}
 
     def _consider_takeover(self) -> float | None:
         """Propose, ask again or give up a takeover as its time comes; returns when to
@@ -622,7 +642,7 @@ class Node:
         taken = seats_to_take(table, run, self._present())
         if not taken or proposer(table.players, taken, run) != self.me:
             return None
-        since = max(self.absent_since.setdefault(run[s], now) for s in taken)
+        since = max(self.heard.setdefault(run[s], now) for s in taken)  # their last word
         due = max(since + lobby.takeover, self.retry_at)
         if now < due:
             return due
@@ -684,9 +704,8 @@ class Node:
         self.say(f"no takeover of {self._seat_names([s for s, _ in p.seats])}: {why}")
 
     def _peer_back(self, key: bytes) -> None:
-        """A peer (re)connected: it is no longer away; a takeover of its seats is off; a
-        proposer that restarted hears our consent again."""
-        self.absent_since.pop(key, None)
+        """A peer spoke on a new link: it is no longer away; a takeover of its seats is off;
+        a proposer that restarted hears our consent again."""
         p = self.proposal
         if p is not None:
             if any(self.runners().get(s) == key for s, _ in p.seats):
