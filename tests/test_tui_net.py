@@ -37,6 +37,59 @@ def spawn(home: Path, *args: str) -> subprocess.Popen[str]:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
 
 
+class BotPeer:
+    """A real `allegra join TABLE --bot NAME` process with a home of its own; killed at the
+    end of its `with` block if it is still running."""
+
+    def __init__(self, home: Path, table: str, bot: str) -> None:
+        self.home, self.table, self.bot = home, table, bot
+        self.proc: subprocess.Popen[str] | None = None
+
+    def start(self) -> None:
+        self.proc = spawn(self.home, "join", self.table, "--interface", LOOPBACK, "--bot", self.bot)
+
+    def finishes(self) -> None:
+        """It exits 0 (it held the whole game when it left)."""
+        assert self.proc is not None
+        out, err = self.proc.communicate(timeout=60)
+        assert self.proc.returncode == 0, err[-2000:]
+
+    def replay(self) -> Path:
+        (path,) = sorted((self.home / "data" / "allegra-lan" / "games").glob("*.allegra"))
+        return path
+
+    def __enter__(self) -> "BotPeer":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=10)
+
+
+def hosting(games: Path, name: str, table: str, *, variant: str, players: int,
+            takeover: int = 0) -> Want:
+    return Want(LOOPBACK, name, games, host={"variant": variant, "players": players, "bots": [],
+                                             "table": table, "takeover": takeover, "spectators": False})
+
+
+def same_log(games: Path, peer: BotPeer) -> Path:
+    """Our one replay and the bot peer's are the same bytes; returns ours."""
+    (mine,) = sorted(games.glob("*.allegra"))
+    assert mine.read_bytes() == peer.replay().read_bytes()
+    return mine
+
+
+async def open_table(p: "Person", client: NetClient) -> None:
+    await p.until("the table to open", lambda: client.node is not None and client.node.port > 0)
+
+
+async def start_game(p: "Person", client: NetClient) -> None:
+    """Say ready, and wait for the table."""
+    await p.press("r")
+    await p.until("the game to start", lambda: client.phase == "table")
+
+
 class Person:
     """Keys in through the pipe, the screen out as text; waits as a player would."""
 
@@ -157,44 +210,31 @@ async def with_client(client: NetClient, body: Callable[[Person], Awaitable[None
 
 def test_a_person_hosts_in_the_client_a_bot_joins_and_they_play_a_whole_game(tmp_path: Path) -> None:
     table = unique_table("tuinet")
-    want = Want(LOOPBACK, "ann", tmp_path / "host", host={
-        "variant": "grande", "players": 2, "bots": [], "table": table, "takeover": 0,
-        "spectators": False})
-    client = NetClient(Identity.from_seed(b"tui-net-host" * 3), want, Pace(bot=0, knock=None))
-    guest: list[subprocess.Popen[str]] = []
+    games = tmp_path / "host"
+    client = NetClient(Identity.from_seed(b"tui-net-host" * 3),
+                       hosting(games, "ann", table, variant="grande", players=2), Pace(bot=0, knock=None))
 
-    async def body(p: Person) -> None:
-        await p.until("the table to open", lambda: client.node is not None and client.node.port > 0)
-        room = p.screen()
-        assert f"Table {table}" in room and "seat 1  (free)" in room
-        assert "waiting for 1 more player(s)" in room and " r  ready" in p.footer()
-        guest.append(spawn(tmp_path / "guest", "join", table, "--interface", LOOPBACK, "--bot", "greedy"))
-        await p.until("the bot to sit down", lambda: "bot (greedy)" in p.screen())
-        assert "press r when you are ready" in p.screen()
-        text = await p.press("r")
-        await p.until("the game to start", lambda: client.phase == "table")
-        assert "ALLEGRA Grande" in p.screen().split("\n")[0]
-        await play_to_the_end(p)
-        assert "Game over" in p.screen() or "wins" in p.screen() or "share the win" in p.screen()
-        # Stay until the other peer holds the whole log, as a player would (the session ends).
-        await asyncio.wait_for(client._trio_done.wait(), 30)
-        assert text  # (the ready key was taken)
+    with BotPeer(tmp_path / "guest", table, "greedy") as guest:
+        async def body(p: Person) -> None:
+            await open_table(p, client)
+            room = p.screen()
+            assert f"Table {table}" in room and "seat 1  (free)" in room
+            assert "waiting for 1 more player(s)" in room and " r  ready" in p.footer()
+            guest.start()
+            await p.until("the bot to sit down", lambda: "bot (greedy)" in p.screen())
+            assert "press r when you are ready" in p.screen()
+            await start_game(p, client)
+            assert "ALLEGRA Grande" in p.screen().split("\n")[0]
+            await play_to_the_end(p)
+            assert "Game over" in p.screen() or "wins" in p.screen() or "share the win" in p.screen()
+            # Stay until the other peer holds the whole log, as a player would (the session ends).
+            await asyncio.wait_for(client._trio_done.wait(), 30)
 
-    try:
         asyncio.run(with_client(client, body))
         assert not client.failed, client.message
-        out, err = guest[0].communicate(timeout=60)
-        assert guest[0].returncode == 0, err[-2000:]
-    finally:
-        for g in guest:
-            if g.poll() is None:
-                os.killpg(g.pid, signal.SIGKILL)
-                g.wait(timeout=10)
-    mine = sorted((tmp_path / "host").glob("*.allegra"))
-    theirs = sorted((tmp_path / "guest" / "data" / "allegra-lan" / "games").glob("*.allegra"))
-    assert len(mine) == len(theirs) == 1
-    assert mine[0].read_bytes() == theirs[0].read_bytes()
-    r = subprocess.run([sys.executable, "-m", "allegra_lan", "replay", "verify", str(mine[0])],
+        guest.finishes()
+        mine = same_log(games, guest)
+    r = subprocess.run([sys.executable, "-m", "allegra_lan", "replay", "verify", str(mine)],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stdout + r.stderr
 
@@ -245,36 +285,32 @@ def test_the_host_seats_a_bot_quits_mid_game_and_resumes_in_the_client(tmp_path:
     the person quits, and `allegra resume` in the client (its NetClient) goes on to the end."""
     table = unique_table("tuiresume")
     ident = Identity.from_seed(b"tui-net-resume" * 2)
-    want = Want(LOOPBACK, "cy", tmp_path / "host", host={
-        "variant": "grande", "players": 3, "bots": [], "table": table, "takeover": 0,
-        "spectators": False})
-    client = NetClient(ident, want, Pace(bot=0, knock=None))
-    guest: list[subprocess.Popen[str]] = []
+    games = tmp_path / "host"
+    client = NetClient(ident, hosting(games, "cy", table, variant="grande", players=3),
+                       Pace(bot=0, knock=None))
 
-    async def first(p: Person) -> None:
-        await p.until("the table to open", lambda: client.node is not None and client.node.port > 0)
-        assert " b  seat a greedy bot" in p.footer()
-        room = await p.press("b")
-        assert "seat 1  greedy 1" in room and "your bot (greedy)" in room
-        guest.append(spawn(tmp_path / "guest", "join", table, "--interface", LOOPBACK, "--bot", "random"))
-        await p.until("the bot peer to sit down", lambda: "bot (random)" in p.screen())
-        assert " b  seat" not in p.footer()  # the table is full
-        await p.press("r")
-        await p.until("the game to start", lambda: client.phase == "table")
-        for _ in range(3):  # our first decisions: turn up cards, by keys
-            await p.until("our turn", lambda: "turn up" in p.footer() or "draw from deck" in p.footer())
-            if "turn up" not in p.footer():
-                break
-            await choose(ChooseAdapter(p))  # type: ignore[arg-type]
-        await p.press("q")
-        await p.press("y")
+    with BotPeer(tmp_path / "guest", table, "random") as guest:
+        async def first(p: Person) -> None:
+            await open_table(p, client)
+            assert " b  seat a greedy bot" in p.footer()
+            room = await p.press("b")
+            assert "seat 1  greedy 1" in room and "your bot (greedy)" in room
+            guest.start()
+            await p.until("the bot peer to sit down", lambda: "bot (random)" in p.screen())
+            assert " b  seat" not in p.footer()  # the table is full
+            await start_game(p, client)
+            for _ in range(3):  # our first decisions: turn up cards, by keys
+                await p.until("our turn", lambda: "turn up" in p.footer() or "draw from deck" in p.footer())
+                if "turn up" not in p.footer():
+                    break
+                await choose(ChooseAdapter(p))  # type: ignore[arg-type]
+            await p.press("q")
+            await p.press("y")
 
-    try:
         asyncio.run(with_client(client, first))
         assert client.quit and client.node is not None and client.node.writer is not None
-        path = client.node.writer.path
         held = client.node.table.seq
-        again = NetClient(ident, Want(LOOPBACK, "cy", tmp_path / "host", resume=path),
+        again = NetClient(ident, Want(LOOPBACK, "cy", games, resume=client.node.writer.path),
                           Pace(bot=0, knock=None))
 
         async def second(p: Person) -> None:
@@ -286,16 +322,8 @@ def test_the_host_seats_a_bot_quits_mid_game_and_resumes_in_the_client(tmp_path:
         asyncio.run(with_client(again, second))
         assert not again.failed, again.message
         assert again.node is not None and again.node.table.seq > held
-        out, err = guest[0].communicate(timeout=60)
-        assert guest[0].returncode == 0, err[-2000:]
-    finally:
-        for g in guest:
-            if g.poll() is None:
-                os.killpg(g.pid, signal.SIGKILL)
-                g.wait(timeout=10)
-    mine = sorted((tmp_path / "host").glob("*.allegra"))
-    theirs = sorted((tmp_path / "guest" / "data" / "allegra-lan" / "games").glob("*.allegra"))
-    assert len(mine) == len(theirs) == 1 and mine[0].read_bytes() == theirs[0].read_bytes()
+        guest.finishes()
+        same_log(games, guest)
 
 
 def test_without_bot_and_without_a_terminal_the_commands_say_so(tmp_path: Path) -> None:
@@ -311,42 +339,30 @@ def test_allegra_knocks_at_a_networked_table_in_the_client(tmp_path: Path) -> No
     knock window opens for the person after the others' deck draws (k knocks), and the
     person gives a drawn card to a bot that knocked; the game ends, logs identical."""
     table = unique_table("tuiknock")
-    want = Want(LOOPBACK, "dee", tmp_path / "host", host={
-        "variant": "allegra", "players": 3, "bots": [], "table": table, "takeover": 0,
-        "spectators": False})
-    client = NetClient(Identity.from_seed(b"tui-net-knock" * 2), want, Pace(bot=0, knock=None))
-    guest: list[subprocess.Popen[str]] = []
+    games = tmp_path / "host"
+    client = NetClient(Identity.from_seed(b"tui-net-knock" * 2),
+                       hosting(games, "dee", table, variant="allegra", players=3), Pace(bot=0, knock=None))
     seen: list[Person] = []
 
-    async def body(p: Person) -> None:
-        seen.append(p)
-        await p.until("the table to open", lambda: client.node is not None and client.node.port > 0)
-        await p.press("b")
-        guest.append(spawn(tmp_path / "guest", "join", table, "--interface", LOOPBACK, "--bot", "greedy"))
-        await p.until("the bot peer to sit down", lambda: "bot (greedy) of" in p.screen())
-        await p.press("r")
-        await p.until("the game to start", lambda: client.phase == "table")
-        await play_to_the_end(p, limit=240, knock="k")
-        await asyncio.wait_for(client._trio_done.wait(), 30)
+    with BotPeer(tmp_path / "guest", table, "greedy") as guest:
+        async def body(p: Person) -> None:
+            seen.append(p)
+            await open_table(p, client)
+            await p.press("b")
+            guest.start()
+            await p.until("the bot peer to sit down", lambda: "bot (greedy) of" in p.screen())
+            await start_game(p, client)
+            await play_to_the_end(p, limit=240, knock="k")
+            await asyncio.wait_for(client._trio_done.wait(), 30)
 
-    try:
         asyncio.run(with_client(client, body))
         assert not client.failed, client.message
-        out, err = guest[0].communicate(timeout=60)
-        assert guest[0].returncode == 0, err[-2000:]
-    finally:
-        for g in guest:
-            if g.poll() is None:
-                os.killpg(g.pid, signal.SIGKILL)
-                g.wait(timeout=10)
+        guest.finishes()
+        same_log(games, guest)
     p = seen[0]
     assert p.knock_windows > 0, "the knock window never opened for the person"
     assert p.gave > 0, "the person never had a knocker to give a drawn card to"
-    knocked_lines = [s for s in p.screens if "you knocked" in s]
-    assert knocked_lines
-    mine = sorted((tmp_path / "host").glob("*.allegra"))
-    theirs = sorted((tmp_path / "guest" / "data" / "allegra-lan" / "games").glob("*.allegra"))
-    assert len(mine) == len(theirs) == 1 and mine[0].read_bytes() == theirs[0].read_bytes()
+    assert any("you knocked" in s for s in p.screens)
 
 
 def test_a_person_away_too_long_is_replaced_by_a_bot_and_follows_on_resume(tmp_path: Path) -> None:
@@ -355,37 +371,27 @@ def test_a_person_away_too_long_is_replaced_by_a_bot_and_follows_on_resume(tmp_p
     its end, and says so; both logs end identical."""
     table = unique_table("tuiaway")
     ident = Identity.from_seed(b"tui-net-away" * 3)
-    want = Want(LOOPBACK, "eve", tmp_path / "host", host={
-        "variant": "grande", "players": 2, "bots": [], "table": table, "takeover": 1,
-        "spectators": False})
-    client = NetClient(ident, want, Pace(bot=0, knock=None))
-    guest: list[subprocess.Popen[str]] = []
+    games = tmp_path / "host"
+    client = NetClient(ident, hosting(games, "eve", table, variant="grande", players=2, takeover=1),
+                       Pace(bot=0, knock=None))
 
-    async def first(p: Person) -> None:
-        await p.until("the table to open", lambda: client.node is not None and client.node.port > 0)
-        guest.append(spawn(tmp_path / "guest", "join", table, "--interface", LOOPBACK, "--bot", "greedy"))
-        await p.until("the bot peer to sit down", lambda: "bot (greedy)" in p.screen())
-        await p.press("r")
-        await p.until("the game to start", lambda: client.phase == "table")
-        await p.until("our turn", lambda: "turn up" in p.footer())
-        await p.press("q")
-        await p.press("y")
+    with BotPeer(tmp_path / "guest", table, "greedy") as guest:
+        async def first(p: Person) -> None:
+            await open_table(p, client)
+            guest.start()
+            await p.until("the bot peer to sit down", lambda: "bot (greedy)" in p.screen())
+            await start_game(p, client)
+            await p.until("our turn", lambda: "turn up" in p.footer())
+            await p.press("q")
+            await p.press("y")
 
-    try:
         asyncio.run(with_client(client, first))
         assert client.node is not None and client.node.writer is not None
-        path = client.node.writer.path
-        theirs = tmp_path / "guest" / "data" / "allegra-lan" / "games"
-
-        def taken_over() -> bool:
-            files = sorted(theirs.glob("*.allegra")) if theirs.exists() else []
-            return bool(files) and "takeover" in kinds_in(files[0])
-
         deadline = time.monotonic() + 30
-        while not taken_over():
+        while not (guest.home / "data").exists() or "takeover" not in kinds_in(guest.replay()):
             assert time.monotonic() < deadline, "the bot peer never took the seat over"
             time.sleep(0.1)
-        again = NetClient(ident, Want(LOOPBACK, "eve", tmp_path / "host", resume=path),
+        again = NetClient(ident, Want(LOOPBACK, "eve", games, resume=client.node.writer.path),
                           Pace(bot=0, knock=None))
 
         async def second(p: Person) -> None:
@@ -396,14 +402,5 @@ def test_a_person_away_too_long_is_replaced_by_a_bot_and_follows_on_resume(tmp_p
             await asyncio.wait_for(again._trio_done.wait(), 30)
 
         asyncio.run(with_client(again, second))
-        out, err = guest[0].communicate(timeout=60)
-        assert guest[0].returncode == 0, err[-2000:]
-    finally:
-        for g in guest:
-            if g.poll() is None:
-                os.killpg(g.pid, signal.SIGKILL)
-                g.wait(timeout=10)
-    mine = sorted((tmp_path / "host").glob("*.allegra"))
-    other = sorted(theirs.glob("*.allegra"))
-    assert len(mine) == len(other) == 1 and mine[0].read_bytes() == other[0].read_bytes()
-
+        guest.finishes()
+        same_log(games, guest)
