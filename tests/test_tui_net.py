@@ -26,7 +26,7 @@ from allegra_lan.tui.screen import plain
 
 from net_helpers import unique_table
 from test_net_takeover import kinds_in
-from test_tui_play import LABELS, Screen24, choose
+from test_tui_play import Screen24, choose, press_offered
 
 LOOPBACK = "127.0.0.1"
 
@@ -130,8 +130,9 @@ class Person:
         return text
 
 
-class ChooseAdapter:
-    """test_tui_play.choose reads `client.refused` and calls `press`."""
+class Keys:
+    """The shape test_tui_play.press_offered and choose drive: press, footer, screen, and
+    client.refused (the table's refusal once play began)."""
 
     def __init__(self, person: Person) -> None:
         self.person = person
@@ -152,46 +153,24 @@ class ChooseAdapter:
     def screen(self) -> str:
         return self.person.screen()
 
-
-def has_action(footer: str) -> bool:
-    return any(label in footer for label in LABELS) or "next round" in footer or " k  knock" in footer \
-        or "give to" in footer
+    def footer(self) -> str:
+        return self.person.footer()
 
 
 async def play_to_the_end(p: Person, limit: float = 120.0, knock: str = "n") -> None:
     """Press what the footer offers when it is our turn; otherwise wait for the others."""
     deadline = time.monotonic() + limit
+    keys = Keys(p)
     while not p.client.finished:
         if time.monotonic() > deadline:
             raise AssertionError("the game did not end:\n" + p.screen())
-        f = p.footer()
-        if not has_action(f):
-            await asyncio.sleep(0.02)
-            continue
-        if " k  knock" in f:
+        did = await press_offered(keys, knock)  # type: ignore[arg-type]
+        if did is None:
+            await asyncio.sleep(0.02)  # the others' turn
+        elif did == "knock":
             p.knock_windows += 1
-            await p.press(knock)
-        elif "give to" in f:
-            await p.press(f.split(" give to")[0].split()[-1])
+        elif did == "give":
             p.gave += 1
-        elif "next round" in f:
-            await p.press("\r")
-        elif "draw from deck" in f:
-            await p.press("d")
-        elif "discard it" in f:
-            await p.press("x")
-        elif "peek at this row" in f or "peek at this column" in f:
-            # Through the cursor: a row, else a column, else move on and try again.
-            for key in ("r", "c"):
-                if f"peek at this {'row' if key == 'r' else 'column'}" in f:
-                    await p.press(key)
-                    if not p.refused_now:
-                        break
-            else:
-                await p.press("j")
-                await p.press("l")
-        elif "enter" in f:
-            await choose(ChooseAdapter(p))  # type: ignore[arg-type]
 
 
 async def with_client(client: NetClient, body: Callable[[Person], Awaitable[None]]) -> None:
@@ -303,7 +282,7 @@ def test_the_host_seats_a_bot_quits_mid_game_and_resumes_in_the_client(tmp_path:
                 await p.until("our turn", lambda: "turn up" in p.footer() or "draw from deck" in p.footer())
                 if "turn up" not in p.footer():
                     break
-                await choose(ChooseAdapter(p))  # type: ignore[arg-type]
+                await choose(Keys(p))  # type: ignore[arg-type]
             await p.press("q")
             await p.press("y")
 

@@ -117,28 +117,48 @@ async def choose(s: Session) -> None:
     raise AssertionError("no card here can be chosen:\n" + s.screen())
 
 
+async def press_offered(s: Session, knock: str = "n") -> str | None:
+    """Press what the footer offers: knock or pass, give, draw from the deck, discard, peek,
+    turn up, place; when a choice is refused, move the cursor and try again. Returns what it
+    did ("knock", "give", ...), or None when the footer offers nothing to do."""
+    f = s.footer()
+    if " k  knock" in f:
+        await s.press(knock)
+        return "knock"
+    if "give to" in f:
+        await s.press(f.split(" give to")[0].split()[-1])
+        return "give"
+    if "next round" in f:
+        await s.press("\r")
+        return "next round"
+    if "draw from deck" in f:
+        await s.press("d")
+        return "draw"
+    if "discard it" in f:
+        await s.press("x")
+        return "discard"
+    if "peek at this row" in f or "peek at this column" in f:
+        # Through the cursor: a row, else a column, else move on and try again.
+        for key, line in (("r", "row"), ("c", "column")):
+            if f"peek at this {line}" in f:
+                await s.press(key)
+                if not s.client.refused:
+                    return "peek"
+        await s.press("j")
+        await s.press("l")
+        return "move"
+    if "enter" in f:
+        await choose(s)
+        return "choose"
+    return None
+
+
 async def simple_player(s: Session, limit: int = 6000, knock: str = "n") -> None:
-    """Press what the footer offers: draw from the deck, discard, turn up, peek, place;
-    when a choice is refused, move the cursor and try again."""
+    """Play by keys alone to the game's end (see press_offered)."""
     for _ in range(limit):
         if s.client.finished:
             return
-        f = s.footer()
-        if " k  knock" in f:
-            await s.press(knock)
-        elif "next round" in f:
-            await s.press("\r")
-        elif "give to" in f:
-            await s.press(f.split(" give to")[0].split()[-1])
-        elif "draw from deck" in f:
-            await s.press("d")
-        elif "discard it" in f:
-            await s.press("x")
-        elif "peek at this row" in f:
-            await s.press("r")
-        elif "enter" in f:
-            await choose(s)
-        else:
+        if await press_offered(s, knock) is None:
             raise AssertionError("no key to press on this screen:\n" + s.screen())
     raise AssertionError("the game did not end")
 
