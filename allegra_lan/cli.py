@@ -207,8 +207,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             prog = getattr(args, "prog", "allegra")
             if prog == "allegra replay":
                 raise UsageError(prog, "choose a tool: verify, show, view, export or standings")
-            raise UsageError("allegra", "choose a command: play, simulate, id, replay, diff, games, host or "
-                                        "join (see allegra --help)")
+            raise UsageError("allegra", "choose a command: play, simulate, id, replay, diff, games, host, "
+                                        "join, watch or resume (see allegra --help)")
         try:
             return handler(args)
         except _command_errors() as e:

@@ -173,3 +173,10 @@ def test_figures_wins_mean_and_population_spread() -> None:
     assert "cards cleared per round: 1.50" in text
     assert "knocks:                  2 in 5 deck draws" in text
     assert "cards given:             1" in text
+
+
+def test_no_command_names_every_command() -> None:
+    r = run([], command=[sys.executable, "-m", "allegra_lan"])
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+    for name in ("play", "simulate", "id", "replay", "diff", "games", "host", "join", "watch", "resume"):
+        assert name in r.stderr, name
