@@ -383,3 +383,26 @@ def test_a_person_away_too_long_is_replaced_by_a_bot_and_follows_on_resume(tmp_p
         asyncio.run(with_client(again, second))
         guest.finishes()
         same_log(games, guest)
+
+
+def test_a_wrong_pin_in_the_client_says_why_and_leaves_cleanly(tmp_path: Path) -> None:
+    table = unique_table("tuipin")
+    host = spawn(tmp_path / "hosthome", "host", "--interface", LOOPBACK, "--bot", "greedy",
+                 "--players", "2", "--table", table, "--pin", "1234")
+    client = NetClient(Identity.from_seed(b"tui-net-pin" * 3),
+                       Want(LOOPBACK, "fay", tmp_path / "me", table=table, pin="9999"),
+                       Pace(bot=0, knock=None))
+
+    async def body(p: Person) -> None:
+        await p.until("the join to fail", lambda: client.failed)
+        text = p.screen()
+        assert "PIN" in text, text
+        await p.press("q")
+
+    try:
+        asyncio.run(with_client(client, body))
+        assert client.failed and client.quit and client.play is None
+    finally:
+        if host.poll() is None:
+            os.killpg(host.pid, signal.SIGKILL)
+            host.wait(timeout=10)

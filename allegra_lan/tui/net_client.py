@@ -428,11 +428,21 @@ class NetClient:
             try:
                 await self._network()
             except (JoinError, HandshakeError, DiscoveryError, OSError) as e:
-                self.failed = True
-                self.phase = "room" if self.phase == "table" else self.phase
-                self.message, self.refused = f"{e}", True
-                self.play = None if self.play is None or not self.play.finished else self.play
-                self.on_change()
+                self._failed(e)
+            except BaseExceptionGroup as group:  # a nursery passed it on
+                leaf: BaseException = group
+                while isinstance(leaf, BaseExceptionGroup):
+                    leaf = leaf.exceptions[0]
+                if not isinstance(leaf, (JoinError, HandshakeError, DiscoveryError, OSError)):
+                    raise
+                self._failed(leaf)
+
+    def _failed(self, e: BaseException) -> None:
+        self.failed = True
+        self.message, self.refused = f"{e}", True  # shown until q
+        if self.play is not None:
+            self.play.message, self.play.refused = self.message, True
+        self.on_change()
 
     async def run(self) -> None:
         """Drive the screens: start trio as a guest, hand over to the table when play begins."""
