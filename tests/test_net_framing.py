@@ -324,6 +324,31 @@ def test_a_clean_close_between_frames_is_connection_closed_not_a_frame_error() -
     run(test)
 
 
+def test_closing_the_stream_under_a_waiting_receiver_is_connection_closed() -> None:
+    """A newer link replaces an old one and closes it while its receiver waits: the
+    receiver ends with ConnectionClosed, never a ClosedResourceError that would take
+    the whole node down."""
+    async def test() -> None:
+        client, server = await tcp_pair()
+        receiver = FramedStream(server)
+        got: list[BaseException] = []
+
+        async def receive() -> None:
+            try:
+                await receiver.receive()
+            except ConnectionClosed as e:
+                got.append(e)
+
+        async with trio.open_nursery() as n:
+            n.start_soon(receive)
+            await trio.sleep(0.05)
+            await receiver.aclose()
+        assert len(got) == 1 and "closed here" in str(got[0])
+        await client.aclose()
+
+    run(test)
+
+
 def test_a_peer_that_stalls_mid_frame_times_out() -> None:
     async def test() -> None:
         client, server = await tcp_pair()

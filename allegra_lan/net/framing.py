@@ -235,6 +235,8 @@ class FramedStream:
                 if mid_frame:
                     raise FrameTruncated(f"the connection broke mid-frame ({reason}) after {self._progress()}") from e
                 raise ConnectionClosed(f"the connection broke ({reason})") from e
+            except trio.ClosedResourceError as e:  # our side closed it (a newer link replaced it)
+                raise ConnectionClosed("the connection was closed here") from e
         if scope.cancelled_caught:
             raise FrameTimeout(f"the peer stalled mid-frame: {self._progress()} "
                                f"in {self.frame_timeout:g} s")
