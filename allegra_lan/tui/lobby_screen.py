@@ -31,7 +31,7 @@ class SeatRow:
 
     seat: int
     name: str | None  # None: free
-    who: str  # "you", "your bot (greedy)", "bot (random) of XXXX", "XXXX-..." ...
+    who: str  # "you", "your bot (greedy)", "bot (random) of <fingerprint>", or a fingerprint
     ready: bool
     connected: bool
 
