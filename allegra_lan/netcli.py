@@ -206,19 +206,19 @@ def _identity(args: argparse.Namespace) -> Identity:
         raise CommandError(str(e)) from None
 
 
-def person_name() -> str:
-    from .tui.play import person_name as name
-
-    return name()
-
-
 def _client(args: argparse.Namespace, **want: Any) -> int:
-    """No --bot: the person plays in the full-screen client (tui/net_client.py)."""
+    """No --bot: the person plays in the full-screen client (tui/net_client.py); a host's
+    table is named after the person unless --table names it."""
     from .tui.app import Pace
     from .tui.net_client import Want, run_net_client
+    from .tui.play import person_name
+
     if not sys.stdin.isatty() or not sys.stdout.isatty():
         raise CommandError("needs a terminal to play (or give --bot NAME to play headless)")
     name = (args.name or person_name()).strip()
+    host = want.get("host")
+    if host is not None and host["table"] is None:
+        host["table"] = f"{name}'s table"
     w = Want(interface=args.interface, name=name, games_dir=data_dir() / "games", pin=args.pin, **want)
     return run_net_client(_identity(args), w, Pace(bot=args.pace or 0.4))
 
@@ -269,7 +269,7 @@ def _cmd_host(args: argparse.Namespace) -> int:
         raise CommandError(f"{1 + len(extra)} seats for this process, but the table has {args.players}")
     if bot is None:
         return _client(args, host={"variant": args.variant, "players": args.players, "bots": extra,
-                                   "table": args.table or f"{(args.name or person_name()).strip()}'s table",
+                                   "table": args.table,
                                    "takeover": args.takeover_after, "spectators": args.spectators})
     name = args.name or bot
     seats = [SeatSpec(name, bot)] + [SeatSpec(f"{b}-{i + 1}", b) for i, b in enumerate(extra)]

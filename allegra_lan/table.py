@@ -61,6 +61,7 @@ class Table:
     seed: bytes | None = None
     state: State | None = None
     keys: list[bytes] = field(default_factory=list)  # each seat's key now (a takeover changes it)
+    played_by: list[int] = field(default_factory=list)  # the seat whose player writes for each seat
     _ids: set[bytes] = field(default_factory=set, repr=False)  # ids of the events held
 
     # ------------------------------------------------------------ reading
@@ -178,6 +179,7 @@ class Table:
                     raise Refused(ev.seq, "wrong author: the genesis is seat 0's to write", fault="author")
                 self.genesis = g
                 self.keys = [s.key for s in g.seats]
+                self.played_by = list(range(len(g.seats)))
                 return
             n = self.players
             if st in ("accept", "commit", "reveal"):
@@ -282,6 +284,7 @@ class Table:
                 raise Refused(ev.seq, f"takeover: seat {seat}: {e}", fault="takeover") from None
         for seat, key in seats:
             self.keys[seat] = key
+            self.played_by[seat] = self.played_by[author]  # the takeover's author runs the bot
 
     def supersede(self, signed: bytes) -> list[Event]:
         """Take a takeover at a seq this table already holds, dropping what it replaces.

@@ -128,7 +128,6 @@ class Node:
         self.proposal: Proposal | None = None  # our takeover ask, while it gathers consents
         self.promises: dict[int, Promise] = {}  # seq -> the takeover we consented to there
         self.retry_at = 0.0  # no new takeover ask before this (trio time)
-        self._runners: tuple[int, dict[int, bytes]] = (-1, {})
         self._nursery: trio.Nursery | None = None
 
     # ------------------------------------------------------------ plumbing
@@ -228,12 +227,8 @@ class Node:
             self.proposal = None
 
     def runners(self) -> dict[int, bytes]:
-        """seat -> the peer that writes for it (cached per log length)."""
-        if self.lobby is None:
-            return {}
-        if self._runners[0] != self.table.seq:
-            self._runners = (self.table.seq, runners(self.lobby, self.table))
-        return self._runners[1]
+        """seat -> the peer that writes for it."""
+        return {} if self.lobby is None else runners(self.lobby, self.table)
 
     # ------------------------------------------------------------ connections
 
@@ -839,9 +834,7 @@ class Node:
         sp = self.players.get(seat)
         if sp is None or sp.bot is None:
             return
-        move = sp.bot.choose(view(state, seat), offered)
-        kind, body = move_body(move, knocks.get(move.to) if isinstance(move, Give) else None)
-        self.publish(self._sign(seat, kind, body))
+        self.play_move(seat, sp.bot.choose(view(state, seat), offered))
 
     def _answer_knocks(self) -> None:
         """ALLEGRA R16: after another seat's deck draw, each of our seats knocks or passes."""

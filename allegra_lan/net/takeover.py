@@ -23,7 +23,7 @@ from typing import Any, Collection
 from ..log.identity import Identity
 from ..log.takeover import ConsentError, read_seats
 from ..rules import to_act
-from ..table import TAKEOVER, Table
+from ..table import Table
 from .lobby import Lobby
 
 ASK_AGAIN = 2.0  # seconds between the proposer's repeated asks (a peer may have been catching up)
@@ -66,19 +66,11 @@ class Promise:
 
 
 def runners(lobby: Lobby, table: Table) -> dict[int, bytes]:
-    """seat -> the peer (node key) that writes its events now: the lobby's owner, or the
-    peer that ran the seat that wrote the takeover which gave it a bot."""
-    run = {s: c.owner for s, c in lobby.claims.items()}
-    if table.genesis is None:
-        return run
-    keys = [s.key for s in table.genesis.seats]
-    for ev in table.events:
-        if ev.kind == TAKEOVER:
-            author = keys.index(ev.author)
-            for seat, key in ev.body["seats"]:
-                keys[seat] = key
-                run[seat] = run[author]
-    return run
+    """seat -> the peer (node key) that writes its events now: the lobby's owner of the
+    seat whose player plays it (itself, or the author of the takeover that gave it a bot)."""
+    if not table.played_by:
+        return {s: c.owner for s, c in lobby.claims.items()}
+    return {s: lobby.claims[p].owner for s, p in enumerate(table.played_by) if p in lobby.claims}
 
 
 def seats_to_take(table: Table, run: dict[int, bytes], present: Collection[bytes]) -> list[int]:

@@ -124,7 +124,7 @@ class NetPlayClient(PlayClient):
             self.net.catch_up()
             return
         while True:
-            before = self.view_of_now()
+            before = view(self.net.mirror.state, self.human)
             new = self.net.catch_up(self.net.mirror.seq + 1)
             if not new:
                 return
@@ -133,9 +133,6 @@ class NetPlayClient(PlayClient):
                 self.moves.append(f"the others let a bot play for {seats} (away too long)")
                 continue
             self._after_move(before)
-
-    def view_of_now(self) -> Any:
-        return view(self.net.mirror.state, self.human)
 
     def _needs_knock_answer(self) -> bool:
         """ALLEGRA R16: another seat just drew from the deck and we have not answered yet."""

@@ -225,6 +225,22 @@ def hjoin(blocks: Sequence[list[Line]], widths: Sequence[int], gap: int = 2) -> 
     return out
 
 
+def hwrap(blocks: Sequence[list[Line]], widths: Sequence[int], width: int, gap: int = 2) -> list[Line]:
+    """Blocks side by side, as many as fit in `width` to a row, rows one under another."""
+    out: list[Line] = []
+    row_b: list[list[Line]] = []
+    row_w: list[int] = []
+    for b, w in zip(blocks, widths):
+        if row_b and sum(row_w) + gap * len(row_w) + w > width:
+            out.extend(hjoin(row_b, row_w, gap))
+            row_b, row_w = [], []
+        row_b.append(b)
+        row_w.append(w)
+    if row_b:
+        out.extend(hjoin(row_b, row_w, gap))
+    return out
+
+
 def wrap_words(text: str, width: int) -> list[str]:
     words = text.split()
     lines: list[str] = []
@@ -464,17 +480,7 @@ def _table(v: SeatView, ui: UiState, width: int, height: int) -> list[Line]:
         b, w = display_block(v, ui, s, cell, big=False)
         blocks.append(b)
         widths.append(w)
-    opp: list[Line] = []
-    row_b: list[list[Line]] = []
-    row_w: list[int] = []
-    for b, w in zip(blocks, widths):
-        if row_b and sum(row_w) + 2 * len(row_w) + w > width:
-            opp.extend(hjoin(row_b, row_w))
-            row_b, row_w = [], []
-        row_b.append(b)
-        row_w.append(w)
-    if row_b:
-        opp.extend(hjoin(row_b, row_w))
+    opp = hwrap(blocks, widths, width)
     footer_rows = 2
     bottom = 1 + footer_rows  # message line, footer
     big_rows = len(v.displays[focus])
@@ -585,16 +591,7 @@ def _round_end(v: SeatView, ui: UiState, width: int, height: int, game: bool) ->
         b, w = _result_block(v, ui, r, s, cell)
         blocks.append(b)
         widths.append(w)
-    row_b: list[list[Line]] = []
-    row_w: list[int] = []
-    for b, w in zip(blocks, widths):
-        if row_b and sum(row_w) + 2 * len(row_w) + w > width:
-            lines.extend(hjoin(row_b, row_w))
-            row_b, row_w = [], []
-        row_b.append(b)
-        row_w.append(w)
-    if row_b:
-        lines.extend(hjoin(row_b, row_w))
+    lines.extend(hwrap(blocks, widths, width))
     lines.append([])
     name_w = min(16, max(len(name_of(ui.names, s, viewer)) for s in range(v.players)) + 2)
     lines.append([("class:label", "".ljust(name_w) + "   sum  score  total")])
