@@ -29,33 +29,43 @@ def events_in(path: Path) -> int:
     return len([x for x in text.partition("\n\n")[2].split("\n") if x])
 
 
+def kill_a_guest_mid_game(homes: dict[str, Path], table: str, net: list[str],
+                          procs: list[subprocess.Popen[str]], *host_args: str,
+                          ) -> tuple[subprocess.Popen[str], subprocess.Popen[str], Path]:
+    """A 3-seat ALLEGRA table of `allegra` processes (host, victim, other); once the
+    victim's replay holds 20 events it is killed with SIGKILL. Returns the host, the other
+    guest and the victim's replay."""
+    host = start(homes["host"], "host", *net, "--bot", "greedy", "--players", "3",
+                 "--variant", "allegra", "--table", table, *host_args)
+    procs.append(host)
+    time.sleep(1.0)
+    victim = start(homes["victim"], "join", table, *net, "--bot", "random")
+    procs.append(victim)
+    time.sleep(0.5)
+    other = start(homes["other"], "join", table, *net, "--bot", "random")
+    procs.append(other)
+    games = homes["victim"] / "data" / "allegra-lan" / "games"
+    deadline = time.monotonic() + 30
+    replay: Path | None = None
+    while time.monotonic() < deadline:
+        found = sorted(games.glob("*.allegra")) if games.exists() else []
+        if found and events_in(found[0]) > 20:
+            replay = found[0]
+            break
+        time.sleep(0.1)
+    assert replay is not None, "the game did not start"
+    os.killpg(victim.pid, signal.SIGKILL)
+    victim.wait(timeout=10)
+    return host, other, replay
+
+
 def test_a_killed_peer_resumes_and_every_log_ends_identical(tmp_path: Path) -> None:
     table = f"resume-{uuid.uuid4().hex[:8]}"
     net = ["--interface", "127.0.0.1", "--pace", "0.03"]
     homes = {name: tmp_path / name for name in ("host", "victim", "other")}
     procs: list[subprocess.Popen[str]] = []
     try:
-        host = start(homes["host"], "host", *net, "--bot", "greedy", "--players", "3",
-                     "--variant", "allegra", "--table", table)
-        procs.append(host)
-        time.sleep(1.0)
-        victim = start(homes["victim"], "join", table, *net, "--bot", "random")
-        procs.append(victim)
-        time.sleep(0.5)
-        other = start(homes["other"], "join", table, *net, "--bot", "random")
-        procs.append(other)
-        games = homes["victim"] / "data" / "allegra-lan" / "games"
-        deadline = time.monotonic() + 30
-        replay: Path | None = None
-        while time.monotonic() < deadline:
-            found = sorted(games.glob("*.allegra")) if games.exists() else []
-            if found and events_in(found[0]) > 20:
-                replay = found[0]
-                break
-            time.sleep(0.1)
-        assert replay is not None, "the game did not start"
-        os.killpg(victim.pid, signal.SIGKILL)
-        victim.wait(timeout=10)
+        host, other, replay = kill_a_guest_mid_game(homes, table, net, procs)
         before = events_in(replay)
         time.sleep(2.0)  # the others notice, and wait
         resumed = start(homes["victim"], "resume", str(replay), "--interface", "127.0.0.1")

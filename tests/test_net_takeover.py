@@ -19,7 +19,7 @@ from pathlib import Path
 from allegra_lan.log.envelope import decode_event
 from allegra_lan.tools.verify import verify_file
 
-from test_net_resume import events_in, start
+from test_net_resume import kill_a_guest_mid_game, start
 
 
 def kinds_in(path: Path) -> list[str]:
@@ -49,18 +49,7 @@ def test_the_others_let_a_bot_take_a_dead_peers_seat_and_it_follows_on_resume(tm
         return found[0] if found else None
 
     try:
-        host = start(homes["host"], "host", *net, "--bot", "greedy", "--players", "3",
-                     "--variant", "allegra", "--table", table, "--takeover-after", "1")
-        procs.append(host)
-        time.sleep(1.0)
-        victim = start(homes["victim"], "join", table, *net, "--bot", "random")
-        procs.append(victim)
-        time.sleep(0.5)
-        other = start(homes["other"], "join", table, *net, "--bot", "random")
-        procs.append(other)
-        mine = wait_for("the game to start", lambda: (p := replay("victim")) and events_in(p) > 20 and p)
-        os.killpg(victim.pid, signal.SIGKILL)
-        victim.wait(timeout=10)
+        host, other, mine = kill_a_guest_mid_game(homes, table, net, procs, "--takeover-after", "1")
         # Without the dead peer, the others agree and go on: a takeover lands in the host's log.
         host_file = wait_for("the host's replay", lambda: replay("host"))
         wait_for("a takeover in the host's log", lambda: "takeover" in kinds_in(host_file))

@@ -49,6 +49,8 @@ def test_a_takeover_gives_the_seat_to_act_a_new_key_and_the_game_goes_on() -> No
     bot = new_key("bot")
     ev = g.table.append(takeover(g, g.table, [d.seat], keys=[bot]))
     assert isinstance(ev, Event) and g.table.keys[d.seat] == bot.public
+    author = min(s for s in range(3) if s != d.seat)  # takeover() has the first seat that stays write it
+    assert g.table.played_by[d.seat] == author  # whose peer runs the bot: the author's
     # The seat's old key may no longer write; the new one may.
     move = legal_moves(g.state)[0]
     kind, body = move_body(move)
@@ -60,6 +62,7 @@ def test_a_takeover_gives_the_seat_to_act_a_new_key_and_the_game_goes_on() -> No
     # A replay tool folds the log with the takeover to the same state.
     t, fault = fold(e.signed for e in g.table.events)
     assert fault is None and t.state_hash() == g.table.state_hash() and t.keys == g.table.keys
+    assert t.played_by == g.table.played_by
 
 
 def test_every_remaining_seat_must_consent() -> None:
