@@ -261,3 +261,28 @@ def test_a_consenting_peer_holds_back_the_seats_move_until_the_takeover_is_calle
     bus.push("A", [("S", bus.r["A"].have())])
     bus.run()
     assert bus.r["A"].table.head == bus.r["S"].table.head == ev.id
+
+
+# ---------------------------------------------------------------- issue 9, finding 6
+
+
+def test_a_peer_whose_seats_were_all_given_away_and_that_is_cut_off_proposes_nothing() -> None:
+    """Issue 9 finding 6: a peer cut off from everyone after the others let a bot take its
+    seat runs no seat itself, so every seat looks missing from where it stands. `proposer()`
+    raised `ValueError: min() arg is an empty sequence` there and took the node down; now no
+    seat is to be taken (there is nobody to agree with) and nobody may propose."""
+    from allegra_lan.net.takeover import proposer, seats_to_take, why_not
+
+    g = local("grande", 3)
+    play_random(g, 12)
+    me, other = b"\x01" * 32, b"\x02" * 32
+    run = {0: other, 1: other, 2: other}  # our seat 1 was given to a bot on `other`
+    assert seats_to_take(g.table, run, present={me}) == []
+    assert proposer(3, [0, 1, 2], run) is None
+    assert proposer(3, [1], run) == other
+    # An ask that names every seat is refused with a reason, never a crash.
+    d = to_act(g.state)
+    assert d is not None
+    every = [(s, new_key(f"all{s}").public) for s in range(3)]
+    reason = why_not(g.table, run, {me}, g.table.seq, g.table.head, every)
+    assert reason is not None

@@ -677,7 +677,11 @@ class Node:
         if p.seq != table.seq or p.prev != table.head:
             self._call_off("the log moved on meanwhile", p)
             return
-        author = min(s for s in p.stay if s in self.players)
+        ours = [s for s in p.stay if s in self.players]
+        if not ours:  # our own seats were given away meanwhile: we may not write it
+            self._call_off("this peer no longer runs a seat that stays", p)
+            return
+        author = ours[0]
         for seat, ident in p.idents.items():
             claim = lobby.claims.get(seat)
             bot: Bot | None = bot_for(claim.bot if claim is not None and claim.bot else TAKEOVER_BOT)

@@ -75,17 +75,24 @@ def runners(lobby: Lobby, table: Table) -> dict[int, bytes]:
 
 def seats_to_take(table: Table, run: dict[int, bytes], present: Collection[bytes]) -> list[int]:
     """The seats whose peers are not `present`, if the seat that must act now is one of them
-    (a takeover stands only where a taken seat must act, see Table); else none."""
+    (a takeover stands only where a taken seat must act, see Table) and at least one seat
+    stays (its runner proposes and consents); else none. A peer cut off from everyone whose
+    own seats were already given away sees every seat missing: it has no one to agree with."""
     if table.state is None or table.stage() != "play":
         return []
     d = to_act(table.state)
     missing = sorted(s for s, owner in run.items() if owner not in present)
+    if len(missing) >= table.players:
+        return []
     return missing if d is not None and d.seat in missing else []
 
 
-def proposer(players: int, taken: Collection[int], run: dict[int, bytes]) -> bytes:
-    """The peer that runs the first seat that stays: one proposer, so no two asks compete."""
-    return run[min(s for s in range(players) if s not in taken)]
+def proposer(players: int, taken: Collection[int], run: dict[int, bytes]) -> bytes | None:
+    """The peer that runs the first seat that stays: one proposer, so no two asks compete.
+    None when no seat stays, or the first that stays has no known runner: then nobody may
+    propose (an ask that names every seat is refused, never a crash)."""
+    stay = [s for s in range(players) if s not in taken]
+    return run.get(stay[0]) if stay else None
 
 
 def parse_ask(msg: dict[str, Any], players: int) -> tuple[int, bytes, list[tuple[int, bytes]]]:
