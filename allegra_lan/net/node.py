@@ -37,7 +37,8 @@ from ..log.replay import ReplayWriter, game_stem
 from ..log.takeover import ConsentError, check_consent, sign_consent
 from ..rules import Give, Move, legal_moves, to_act, view
 from ..table import TAKEOVER, Refused, Table, move_body
-from .framing import ConnectionClosed, FramedStream, FrameError
+from .framing import MAX_FRAME, ConnectionClosed, FramedStream, FrameError
+from .gate import HANDSHAKE_MAX_FRAME, MAX_WATCHERS, AcceptBackoff, Gate
 from .handshake import HandshakeError, handshake
 from .lobby import Claim, Lobby, LobbyError
 from .sync import Replica
@@ -128,6 +129,9 @@ class Node:
         self.proposal: Proposal | None = None  # our takeover ask, while it gathers consents
         self.promises: dict[int, Promise] = {}  # seq -> the takeover we consented to there
         self.retry_at = 0.0  # no new takeover ask before this (trio time)
+        self.gate = Gate()  # strangers in their handshake (net/gate.py)
+        self.backoff = AcceptBackoff()
+        self._handshakes: dict[int, trio.CancelScope] = {}  # gate ticket -> its handshake
         self._nursery: trio.Nursery | None = None
 
     # ------------------------------------------------------------ plumbing
@@ -236,7 +240,43 @@ class Node:
         listeners = await trio.open_tcp_listeners(port, host=self.interface)
         self.port = listeners[0].socket.getsockname()[1]
         task_status.started(self.port)
-        await trio.serve_listeners(self._accept, listeners)
+        async with trio.open_nursery() as n:
+            for listener in listeners:
+                n.start_soon(self._accept_loop, listener, n)
+
+    async def _accept_loop(self, listener: trio.SocketListener, nursery: trio.Nursery) -> None:
+        """Accept connections for as long as the node runs: never more strangers half-way
+        in than the gate allows, and no spin (nor a traceback) when out of descriptors."""
+        async with listener:
+            while True:
+                try:
+                    stream = await listener.accept()
+                except OSError as e:
+                    delay, note = self.backoff.failed(e)
+                    if note:
+                        self.say(note)
+                    await trio.sleep(delay)
+                    continue
+                note = self.backoff.succeeded()
+                if note:
+                    self.say(note)
+                try:
+                    source = str(stream.socket.getpeername()[0])
+                except OSError:  # already reset by the peer
+                    await stream.aclose()
+                    continue
+                seat = self.gate.enter(source)
+                if seat.evict is not None and seat.evict in self._handshakes:
+                    self._handshakes.pop(seat.evict).cancel()
+                if seat.why is not None:
+                    note = self.gate.note(trio.current_time(), seat.why)
+                    if note:
+                        self.say(note)
+                if seat.ticket is None:
+                    stream.socket.close()  # no handshake, no task, no buffer
+                    continue
+                scope = self._handshakes[seat.ticket] = trio.CancelScope()
+                nursery.start_soon(self._accept, stream, source, seat.ticket, scope)
 
     def _seated_keys(self) -> set[bytes] | None:
         """Who may connect: anyone while the lobby is open; once it started, the seated
@@ -245,13 +285,20 @@ class Node:
             return None
         return self.lobby.owners()
 
-    async def _accept(self, stream: trio.SocketStream) -> None:
-        fs = FramedStream(stream)
+    async def _accept(self, stream: trio.SocketStream, source: str, ticket: int,
+                      scope: trio.CancelScope) -> None:
+        fs = FramedStream(stream, max_frame=HANDSHAKE_MAX_FRAME)  # a stranger's frames are small
+        peer = None
         try:
-            peer = await handshake(fs, self.identity, initiator=False, table_id=self.table_id,
-                                   pin=self.pin, expect_keys=self._seated_keys())
+            with scope:  # cancelled when the gate gives this place to a newer connection
+                peer = await handshake(fs, self.identity, initiator=False, table_id=self.table_id,
+                                       pin=self.pin, expect_keys=self._seated_keys())
         except HandshakeError as e:
             self.say(f"refused a connection: {e}")
+        finally:
+            self.gate.leave(source, ticket)
+            self._handshakes.pop(ticket, None)
+        if peer is None:
             await fs.aclose()
             return
         await self._run_link(peer.key, fs, dialled_by=peer.key)
@@ -259,9 +306,9 @@ class Node:
     async def dial(self, host: str, port: int, expect: bytes | None = None) -> bool:
         try:
             stream = await trio.open_tcp_stream(host, port)
-        except OSError:
+        except (OSError, OverflowError, ValueError, TypeError):  # unreachable, or no address at all
             return False
-        fs = FramedStream(stream)
+        fs = FramedStream(stream, max_frame=HANDSHAKE_MAX_FRAME)
         try:
             peer = await handshake(fs, self.identity, initiator=True, table_id=self.table_id,
                                    pin=self.pin, expect_keys=None if expect is None else [expect])
@@ -285,6 +332,14 @@ class Node:
                 return
             old.closed = True
             await old.stream.aclose()
+        fs.max_frame = MAX_FRAME  # authenticated: events may travel now
+        if not self._may_link(key):
+            task_status.started()
+            with trio.move_on_after(1.0):
+                await fs.send({"t": "lobby_error", "reason": "too many peers without a seat are "
+                               "connected to this table: try again later"})
+            await fs.aclose()
+            return
         link = Link(key, fs, dialled_by)
         self.links[key] = link
         task_status.started()
@@ -303,10 +358,20 @@ class Node:
             if self.links.get(key) is link:  # not when a newer connection replaced this one
                 del self.links[key]
                 self.replica.disconnected(key)
+                if self.lobby is None or key not in self.lobby.owners():
+                    self.heard.pop(key, None)  # a stranger's last word is not kept for good
                 self.say(f"lost {fingerprint(key)}: {link.why or 'closed'}")
                 self._peer_left(key)
                 self.wake()
             await fs.aclose()
+
+    def _may_link(self, key: bytes) -> bool:
+        """Whether a link with `key` may open: always for a key that holds a seat; for any
+        other (lobby browsers, spectators) only while fewer than MAX_WATCHERS are linked."""
+        seated = self.lobby.owners() | {self.lobby.host} if self.lobby is not None else set()
+        if key in seated or key in self.links:
+            return True
+        return sum(1 for k in self.links if k not in seated) < MAX_WATCHERS
 
     async def _sender(self, link: Link) -> None:
         async with link.recv_q:

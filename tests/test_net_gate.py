@@ -1,0 +1,86 @@
+"""The listening peer's door (net/gate.py): how many strangers may be half-way in at once,
+who makes room when the door is crowded, and how accept() backs off when out of
+descriptors. Pure rules here; tests/test_net_resources.py floods a real `allegra host`."""
+
+from __future__ import annotations
+
+import errno
+
+from hypothesis import given, settings, strategies as st
+
+from allegra_lan.net.gate import BACKOFF_MAX, NOTE_EVERY, AcceptBackoff, Gate
+
+
+def test_one_address_may_hold_only_so_many_handshakes() -> None:
+    gate = Gate(max_pending=10, max_per_source=3)
+    tickets = [gate.enter("10.9.9.9").ticket for _ in range(3)]
+    assert None not in tickets
+    fourth = gate.enter("10.9.9.9")
+    assert fourth.ticket is None and "3 connections from 10.9.9.9" in (fourth.why or "")
+    assert gate.enter("10.9.9.8").ticket is not None  # another address is not held up
+    gate.leave("10.9.9.9", tickets[0])  # type: ignore[arg-type]
+    assert gate.enter("10.9.9.9").ticket is not None
+
+
+def test_a_crowded_door_makes_the_biggest_crowd_give_up_its_oldest() -> None:
+    """A flood from many addresses fills every place; a player who then joins gets in, and
+    the place comes from the address with the most unfinished handshakes, oldest first."""
+    gate = Gate(max_pending=6, max_per_source=4)
+    flood = [gate.enter("10.0.0.2") for _ in range(4)] + [gate.enter("10.0.0.3") for _ in range(2)]
+    assert all(a.evict is None for a in flood) and gate.total == 6
+    honest = gate.enter("127.0.0.1")
+    assert honest.ticket is not None and honest.evict == flood[0].ticket
+    assert gate.total == 6 and len(gate.pending["10.0.0.2"]) == 3
+
+
+def test_notes_about_refusals_come_at_most_once_per_interval_with_counts() -> None:
+    gate = Gate(max_pending=64, max_per_source=1)
+    gate.enter("10.0.0.2")
+    for _ in range(500):
+        gate.enter("10.0.0.2")
+    first = gate.note(100.0, "why")
+    assert first is not None and first.startswith("refused or cut off 500 unfinished connection(s) from 10.0.0.2 (500)")
+    gate.enter("10.0.0.2")
+    assert gate.note(100.0 + NOTE_EVERY / 2, "why") is None
+    assert gate.note(100.0 + NOTE_EVERY, "why") is not None
+
+
+def test_accept_backs_off_doubling_and_says_so_once_per_burst() -> None:
+    b = AcceptBackoff()
+    delay, note = b.failed(OSError(errno.EMFILE, "Too many open files"))
+    assert note is not None and "out of file descriptors (EMFILE)" in note
+    delays = [delay] + [b.failed(OSError(errno.EMFILE, "x"))[0] for _ in range(10)]
+    assert delays == sorted(delays) and delays[-1] == BACKOFF_MAX
+    assert all(b.failed(OSError(errno.EMFILE, "x"))[1] is None for _ in range(3))
+    back = b.succeeded()
+    assert back is not None and "14 time(s)" in back  # 1 + 10 + 3
+    assert b.succeeded() is None
+    assert b.failed(OSError(errno.ENFILE, "x"))[1] is not None  # a new burst is named again
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.integers(0, 9)), max_size=300),
+       st.integers(1, 12), st.integers(1, 5))
+def test_the_gate_never_holds_more_than_its_limits(steps: list[tuple[bool, int]], cap: int,
+                                                   per: int) -> None:
+    """Any sequence of arrivals and departures: never more than `cap` in all, `per` from one
+    address, every eviction names a ticket that was pending, and counts stay consistent."""
+    gate = Gate(max_pending=cap, max_per_source=per)
+    live: dict[int, str] = {}
+    for arrive, who in steps:
+        source = f"10.0.0.{who}"
+        if arrive:
+            a = gate.enter(source)
+            if a.evict is not None:
+                assert a.evict in live
+                del live[a.evict]
+            if a.ticket is not None:
+                live[a.ticket] = source
+            else:
+                assert a.why
+        elif live:
+            ticket = min(live)
+            gate.leave(live.pop(ticket), ticket)
+        assert gate.total == len(live) <= cap
+        assert all(len(t) <= per for t in gate.pending.values())
+        assert len(gate.refused) <= cap
