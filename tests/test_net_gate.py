@@ -8,7 +8,7 @@ import errno
 
 from hypothesis import given, settings, strategies as st
 
-from allegra_lan.net.gate import BACKOFF_MAX, NOTE_EVERY, AcceptBackoff, Gate
+from allegra_lan.net.gate import BACKOFF_MAX, NOTE_EVERY, AcceptBackoff, Gate, Throttle
 
 
 def test_one_address_may_hold_only_so_many_handshakes() -> None:
@@ -84,3 +84,11 @@ def test_the_gate_never_holds_more_than_its_limits(steps: list[tuple[bool, int]]
         assert gate.total == len(live) <= cap
         assert all(len(t) <= per for t in gate.pending.values())
         assert len(gate.refused) <= cap
+
+
+def test_refused_handshakes_are_said_once_per_interval_with_a_count() -> None:
+    t = Throttle()
+    assert t.note(10.0, "refused a connection: bad frame") == "refused a connection: bad frame"
+    assert all(t.note(10.0 + i / 100, "x") is None for i in range(300))
+    later = t.note(10.0 + NOTE_EVERY, "refused a connection: wrong PIN")
+    assert later == "refused a connection: wrong PIN (and 300 more like it in the last 5 s)"

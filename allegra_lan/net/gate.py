@@ -115,6 +115,24 @@ class Gate:
 
 
 @dataclass
+class Throttle:
+    """At most one line per NOTE_EVERY seconds about one kind of event (a refused handshake):
+    the first of a quiet spell is said at once, the rest are counted into the next line."""
+
+    said_at: float = float("-inf")
+    held: int = 0
+
+    def note(self, now: float, text: str) -> str | None:
+        if now < self.said_at + NOTE_EVERY:
+            self.held += 1
+            return None
+        more = f" (and {self.held} more like it in the last {now - self.said_at:.0f} s)" \
+            if self.held else ""
+        self.said_at, self.held = now, 0
+        return text + more
+
+
+@dataclass
 class AcceptBackoff:
     """How long to wait after accept() fails, and what to say about it."""
 
@@ -142,5 +160,5 @@ class AcceptBackoff:
         return f"accepting connections again (accept failed {n} time(s))"
 
 
-__all__ = ["Gate", "Admission", "AcceptBackoff", "MAX_PENDING", "MAX_PER_SOURCE", "MAX_WATCHERS",
+__all__ = ["Gate", "Admission", "Throttle", "AcceptBackoff", "MAX_PENDING", "MAX_PER_SOURCE", "MAX_WATCHERS",
            "HANDSHAKE_MAX_FRAME"]

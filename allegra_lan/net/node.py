@@ -38,7 +38,7 @@ from ..log.takeover import ConsentError, check_consent, sign_consent
 from ..rules import Give, Move, legal_moves, to_act, view
 from ..table import TAKEOVER, Refused, Table, move_body
 from .framing import MAX_FRAME, ConnectionClosed, FramedStream, FrameError
-from .gate import HANDSHAKE_MAX_FRAME, MAX_WATCHERS, AcceptBackoff, Gate
+from .gate import HANDSHAKE_MAX_FRAME, MAX_WATCHERS, AcceptBackoff, Gate, Throttle
 from .handshake import HandshakeError, handshake
 from .lobby import Claim, Lobby, LobbyError
 from .sync import Replica
@@ -131,6 +131,7 @@ class Node:
         self.retry_at = 0.0  # no new takeover ask before this (trio time)
         self.gate = Gate()  # strangers in their handshake (net/gate.py)
         self.backoff = AcceptBackoff()
+        self.refusals = Throttle()  # lines about refused handshakes: a flood is not a flood of lines
         self._handshakes: dict[int, trio.CancelScope] = {}  # gate ticket -> its handshake
         self._nursery: trio.Nursery | None = None
 
@@ -294,7 +295,9 @@ class Node:
                 peer = await handshake(fs, self.identity, initiator=False, table_id=self.table_id,
                                        pin=self.pin, expect_keys=self._seated_keys())
         except HandshakeError as e:
-            self.say(f"refused a connection: {e}")
+            note = self.refusals.note(trio.current_time(), f"refused a connection: {e}")
+            if note:
+                self.say(note)
         finally:
             self.gate.leave(source, ticket)
             self._handshakes.pop(ticket, None)
