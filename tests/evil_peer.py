@@ -399,6 +399,25 @@ class BadMessages(Attack):
         return True
 
 
+class GarbageFlood(Attack):
+    """On its turn: 200 well-framed messages the protocol has not, at once (under the rate
+    limit, so only the count of refusals can stop it; and within the evil node's own send
+    queue), then the honest event. Before issue 9 every honest peer said one line per
+    message and kept every refusal in memory."""
+
+    COUNT = 200
+
+    def before(self, node: EvilNode, ev: Event) -> bool:
+        if not is_play_event(node, ev):
+            return True
+        self.strike(ev.seq)
+        for i in range(self.COUNT):
+            node.send_all({"t": f"junk{i % 7}", "n": i})
+        self.sent.append(Sent(f"{self.COUNT} unknown messages"))
+        self.done = True
+        return True
+
+
 class Silent(Attack):
     """(h) On its turn: says nothing more, ever (no move, no ping, no `have`), yet keeps its
     connections open and keeps reading, as a machine whose cable was pulled (no FIN)."""

@@ -33,7 +33,7 @@ from allegra_lan.net import session as session_module
 from allegra_lan.rules import to_act
 
 from evil_peer import (
-    Attack, BadFrame, BadMessages, Fork, ForgedKnocks, ForgedSignature, GiveFirst, IllegalMoves,
+    Attack, BadFrame, BadMessages, GarbageFlood, Fork, ForgedKnocks, ForgedSignature, GiveFirst, IllegalMoves,
     NeverReveal, Outcome, Peer, SeqAhead, Silent, WrongAuthor, WrongReveal, WrongSeqAndPrev,
     not_msgpack, oversize_header, play_with_evil,
 )
@@ -290,6 +290,22 @@ def test_unknown_and_malformed_messages_are_refused(bad_messages: Outcome) -> No
 
 def test_an_unknown_message_is_named_to_the_players(bad_messages: Outcome) -> None:
     assert_refused(bad_messages, BAD_MESSAGE_LINES, said=True)
+
+
+def test_a_peer_that_only_sends_garbage_is_cut_off_after_a_few_refusals(tmp_path: Path) -> None:
+    """Issue 9: 200 unknown messages in one burst (under the flood limit) made every honest
+    peer print 200 lines and keep 200 refusals. Now a connection is closed after
+    MAX_LINK_FAULTS refusals, the players read a few lines, and the game still finishes
+    (the evil peer connects again and plays on)."""
+    out = play(tmp_path, GarbageFlood())
+    assert out.attack.struck_at is not None
+    for p in out.honest:
+        assert p.node is not None
+        said = [t for t in p.said() if out.evil.fp in t and "refused" in t]
+        assert 1 <= len(said) <= 2 * node_module.MAX_LINK_FAULTS + 5, len(said)
+        assert any("refused messages on one connection: link closed" in t for t in said), said[-3:]
+        assert len(p.node.faults) <= node_module.MAX_FAULTS
+    assert_same_finished_game(out)
 
 
 # ---------------------------------------------------------------- knocks (ALLEGRA)

@@ -55,6 +55,9 @@ REDIAL_EVERY = 0.5
 PING_EVERY = 2.0  # seconds between pings on a quiet link
 SILENCE = 10.0  # seconds without a frame after which a link is taken for dead (a pulled cable
 # or a machine switched off sends no FIN: without this its seat would never count as away)
+MAX_LINK_FAULTS = 20  # refused messages after which a connection is closed (a peer that only
+# sends garbage would otherwise fill every screen with lines; an honest peer sends none)
+MAX_FAULTS = 200  # refusals a node keeps to show
 TAKEOVER_BOT = "greedy"
 RATE = 2000.0  # messages a second a peer may send on average (a busy bot table sends ~500)
 BURST = 4000.0  # and at once; more, and the link is dropped and the peer named  # plays a taken seat that was a person's (a bot's seat keeps its bot)
@@ -81,6 +84,7 @@ class Link:
         self.why = ""  # why the link closed
         self.heard = trio.current_time()  # when the peer's last frame arrived (or the link opened)
         self.spoke = False  # whether any frame came yet
+        self.faults = 0  # messages of this connection we refused
         self.send_q, self.recv_q = trio.open_memory_channel[dict[str, Any]](SEND_QUEUE)
         self.closed = False
 
@@ -119,7 +123,8 @@ class Node:
         self.knocks: dict[bytes, dict[int, bytes | None]] = {}  # draw id -> seat -> knock or None
         self.done = trio.Event()
         self.stopped: str | None = None  # why the game stopped before its end
-        self.faults: list[str] = []
+        self.faults: list[str] = []  # the latest refusals, for the players (at most MAX_FAULTS)
+        self.fault_count = 0  # every refusal ever
         self.pace = 0.0  # seconds each of our bots waits before it moves
         self.spectator = False  # watches only: holds no seat, dials only the host
         self.dial_everyone = False  # a resumed peer may listen on a new port: it dials all
@@ -162,9 +167,8 @@ class Node:
     def _take_accepted(self) -> None:
         for f in self.replica.faults:
             who = fingerprint(f.peer) if isinstance(f.peer, bytes) else str(f.peer)
-            text = f"refused from {who}: " + (f"seq {f.seq}: " if f.seq is not None else "") + f.reason
-            self.faults.append(text)
-            self.say(text)
+            self._blame(f"refused from {who}: " + (f"seq {f.seq}: " if f.seq is not None else "")
+                        + f.reason)
         if self.replica.faults or self.replica.fork is not None:
             self.wake()
         self.replica.faults.clear()
@@ -409,9 +413,7 @@ class Node:
             except FrameError as e:
                 link.why = link.why or str(e)
                 if e.fault:
-                    text = f"refused from {fingerprint(link.key)}: {e}"
-                    self.faults.append(text)
-                    self.say(text)
+                    self._blame(f"refused from {fingerprint(link.key)}: {e}")
                 return
             now = link.heard = self.heard[link.key] = trio.current_time()
             if not link.spoke:
@@ -423,7 +425,14 @@ class Node:
                 link.why = f"more than {BURST:g} messages at once ({RATE:g} a second allowed)"
                 self._blame(f"refused from {fingerprint(link.key)}: {link.why}")
                 return
+            blamed = self.fault_count
             self.dispatch(link.key, msg)
+            link.faults += self.fault_count - blamed
+            if link.faults >= MAX_LINK_FAULTS:
+                link.why = f"{link.faults} refused messages on one connection"
+                self._blame(f"refused from {fingerprint(link.key)}: {link.why}: link closed "
+                            "(it may connect again)")
+                return
             if link.closed:
                 return
 
@@ -561,7 +570,12 @@ class Node:
         self.wake()
 
     def _blame(self, text: str) -> None:
+        """A refusal the players should know of. The list keeps the latest MAX_FAULTS (a
+        peer that keeps sending garbage must not grow our memory); `fault_count` counts all."""
+        self.fault_count += 1
         self.faults.append(text)
+        if len(self.faults) > MAX_FAULTS:
+            del self.faults[: len(self.faults) - MAX_FAULTS]
         self.say(text)
 
     # ------------------------------------------------------------ playing
