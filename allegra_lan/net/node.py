@@ -39,6 +39,7 @@ from ..rules import Give, Move, legal_moves, to_act, view
 from ..table import TAKEOVER, Refused, Table, move_body
 from .framing import ConnectionClosed, FramedStream, FrameError
 from .handshake import HandshakeError, handshake
+from .pin_guard import PinGuard
 from .lobby import Claim, Lobby, LobbyError
 from .sync import Replica
 from .takeover import (
@@ -248,15 +249,33 @@ class Node:
     async def _accept(self, stream: trio.SocketStream) -> None:
         fs = FramedStream(stream)
         try:
+            source = str(stream.socket.getpeername()[0])
+        except OSError:  # already gone
+            source = "?"
+        # At most PIN_LIMIT wrong PINs a minute at this table (net/pin_guard.py), kept on the node.
+        guard: PinGuard = self.__dict__.setdefault("pin_guard", PinGuard())
+        label = f"table {self.lobby.name!r}" if self.lobby is not None else "this table"
+        try:
             peer = await handshake(fs, self.identity, initiator=False, table_id=self.table_id,
-                                   pin=self.pin, expect_keys=self._seated_keys())
+                                   pin=self.pin, expect_keys=self._seated_keys(), guard=guard,
+                                   clock=trio.current_time, source=source, label=label)
         except HandshakeError as e:
-            self.say(f"refused a connection: {e}")
+            self.say(f"refused a connection: {e} (from {source})")
+            notice = guard.take_notice()
+            if notice is not None:
+                self.say(notice)
             await fs.aclose()
             return
         await self._run_link(peer.key, fs, dialled_by=peer.key)
 
     async def dial(self, host: str, port: int, expect: bytes | None = None) -> bool:
+        # The guesses a stranger at an address we dial could check against our PIN
+        # confirmations (net/handshake.py, "why this order") are limited like a host's.
+        guard: PinGuard = self.__dict__.setdefault("dial_pin_guard", PinGuard(
+            what="PIN handshakes got no valid confirmation from",
+            paused="this peer dials with the PIN again in {wait} s"))
+        if self.pin is not None and guard.wait(trio.current_time()):
+            return False
         try:
             stream = await trio.open_tcp_stream(host, port)
         except OSError:
@@ -264,9 +283,13 @@ class Node:
         fs = FramedStream(stream)
         try:
             peer = await handshake(fs, self.identity, initiator=True, table_id=self.table_id,
-                                   pin=self.pin, expect_keys=None if expect is None else [expect])
+                                   pin=self.pin, expect_keys=None if expect is None else [expect],
+                                   guard=guard, clock=trio.current_time, source=f"{host}:{port}")
         except HandshakeError:
             await fs.aclose()
+            notice = guard.take_notice()
+            if notice is not None:
+                self.say(notice)
             raise
         assert self._nursery is not None
         await self._nursery.start(partial(self._run_link, peer.key, fs, dialled_by=self.me))
