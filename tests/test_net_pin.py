@@ -26,6 +26,7 @@ import statistics
 import subprocess
 import sys
 import time
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
@@ -35,7 +36,7 @@ import trio
 from hypothesis import HealthCheck, given, settings, strategies as st
 from nacl.bindings import crypto_scalarmult
 
-from allegra_lan.log.codec import decode
+from allegra_lan.log.codec import decode, encode
 from allegra_lan.log.identity import Identity
 from allegra_lan.net import cpace
 from allegra_lan.net.framing import HEADER, FramedStream
@@ -148,6 +149,48 @@ def test_a_reflected_share_is_refused() -> None:
     msg["share"] = hs.pake.share  # the peer hands our own share back: its confirmation would be ours
     with pytest.raises(HandshakeError, match="sent back our own share"):
         hs.receive(msg)
+
+
+# ------------------------------------------------------------ the committed handshake vectors
+
+ROOT = Path(__file__).parent.parent
+
+
+def test_make_handshake_vectors_check_reproduces_every_byte() -> None:
+    done = subprocess.run([sys.executable, str(ROOT / "protocol" / "make_handshake_vectors.py"), "--check"],
+                          capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+
+
+def test_the_right_pin_vector_follows_protocol_md_step_by_step() -> None:
+    """Recompute every PIN-dependent field of the right-PIN vector from PROTOCOL.md's formulas
+    (hashlib, hmac and X25519 directly; the CPace generator from the draft's functions)."""
+    import hmac as hmac_
+    import json
+    from nacl.signing import VerifyKey
+
+    vec = json.loads((ROOT / "protocol" / "vectors" / "handshake.json").read_text())
+    case = next(c for c in vec["cases"] if c["name"] == "right PIN")
+    msgs = [decode(bytes.fromhex(m["frame_body"]), max_size=1 << 16) for m in case["messages"]]
+    hi, hr, pi, pr, proof_i, proof_r, ok = msgs
+    assert (hi["proto"], hi["pin"], hr["pin"], ok) == (2, True, True, {"t": "ok"})
+    table = bytes.fromhex(vec["table"])
+    h = hashlib.blake2b(encode(["allegra-lan/handshake", hi, hr]), digest_size=32).digest()
+    ci = cpace.lv_cat(b"allegra-lan/handshake/2", hi["key"], hr["key"], table)
+    g = cpace.calculate_generator(unicodedata.normalize("NFC", "4711").encode(), ci, h)
+    ya, yb = (bytes.fromhex(case[r]["cpace_scalar"]) for r in (INITIATOR, RESPONDER))
+    assert crypto_scalarmult(ya, g) == pi["share"] and crypto_scalarmult(yb, g) == pr["share"]
+    k = crypto_scalarmult(ya, pr["share"])
+    isk = hashlib.sha512(cpace.lv_cat(b"CPace255_ISK", h, k) + cpace.lv_cat(pi["share"], b"initiator")
+                         + cpace.lv_cat(pr["share"], b"responder")).digest()
+    mac_key = hashlib.sha512(b"CPaceMac" + h + isk).digest()
+    for proof, share, role in ((proof_i, pi["share"], "initiator"), (proof_r, pr["share"], "responder")):
+        assert proof["confirm"] == hmac_.new(mac_key, cpace.lv_cat(share, role.encode()), hashlib.sha512).digest()
+    t2 = hashlib.blake2b(encode(["allegra-lan/handshake/pake", h, pi["share"], pr["share"]]), digest_size=32).digest()
+    for proof, hello, role in ((proof_i, hi, "initiator"), (proof_r, hr, "responder")):
+        payload = encode({"handshake": 2, "role": role, "transcript": t2}, key_order=("handshake", "role", "transcript"))
+        VerifyKey(hello["key"]).verify(payload, proof["sig"])
+    assert case["session"] == t2.hex()
 
 
 # ------------------------------------------------------------ driving the state machine by hand

@@ -314,8 +314,11 @@ class Handshake:
             return [self._sign()] if self.initiator else []
         self._paused()
         ci = cpace_ci(first.key, second.key, self.hello.table)
-        self.pake = cpace.CPace(self.secret, ci, self.hellos, initiator=self.initiator,
-                                ad=self.role.encode(), peer_ad=self.peer_role.encode(), scalar=self._scalar)
+        try:
+            self.pake = cpace.CPace(self.secret, ci, self.hellos, initiator=self.initiator,
+                                    ad=self.role.encode(), peer_ad=self.peer_role.encode(), scalar=self._scalar)
+        except cpace.CPaceError as e:  # a generator of low order: about 2**-250 likely; refused all the same
+            raise HandshakeError(f"no PAKE share for this session: {e}") from None
         self._scalar = None
         self.waiting_for = "pake"
         return [{"t": "pake", "share": self.pake.share}]
