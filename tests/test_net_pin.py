@@ -41,7 +41,7 @@ from allegra_lan.log.identity import Identity
 from allegra_lan.net import cpace
 from allegra_lan.net.framing import HEADER, FramedStream
 from allegra_lan.net.handshake import (
-    INITIATOR, PIN_CODE, PROTOCOL_VERSION, RESPONDER, Handshake, HandshakeError, Hello, VerifiedPeer,
+    INITIATOR, PIN_CODE, RESPONDER, Handshake, HandshakeError, Hello, VerifiedPeer,
     cpace_ci, handshake, pin_secret, proof_payload, transcript,
 )
 from allegra_lan.net.node import Node
@@ -907,3 +907,17 @@ def measure(rounds: int = 20, attack_seconds: float = 5.0) -> dict[str, float]:
 if __name__ == "__main__":
     for name, value in measure().items():
         print(f"{name}: {value:.2f}")
+
+
+def test_a_refusal_about_a_huge_or_strange_field_stays_short_and_one_line() -> None:
+    hs, msg = at_step(initiator=False, pin=PIN, step="proof")
+    msg.update({f"field\n{i}" * 50: i for i in range(30)})
+    with pytest.raises(HandshakeError) as caught:
+        hs.receive(msg)
+    assert caught.value.reason.startswith("the peer's proof has unknown fields: ")
+    assert caught.value.reason.endswith(" and 25 more") and len(caught.value.reason) < 200
+    assert "\n" not in caught.value.reason
+    hs, msg = at_step(initiator=True, pin=None, step="hello")
+    with pytest.raises(HandshakeError) as caught:
+        hs.receive({"t": b"\x00" * 60_000})
+    assert len(caught.value.reason) < 100

@@ -128,6 +128,12 @@ def _refusal(msg: dict[str, Any]) -> HandshakeError:
     return HandshakeError(text, by_peer=True, code=code)
 
 
+def _show(value: Any, limit: int = 40) -> str:
+    """A peer's value in a reason: repr (so no control character gets through), and short."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 def _expect(msg: Any, t: str) -> None:
     if not isinstance(msg, dict):
         raise HandshakeError(f"expected the peer's {t}, got a {type(msg).__name__}, not a message")
@@ -135,13 +141,15 @@ def _expect(msg: Any, t: str) -> None:
     if got == "refuse":
         raise _refusal(msg)
     if got != t:
-        raise HandshakeError(f"expected the peer's {t}, got a {got!r} message")
+        raise HandshakeError(f"expected the peer's {t}, got a {_show(got)} message")
 
 
 def _only(msg: dict[str, Any], fields: Collection[str], what: str) -> None:
     extra = sorted(str(k) for k in set(msg) - set(fields))
     if extra:
-        raise HandshakeError(f"the peer's {what} has unknown fields: {', '.join(extra)}")
+        names = ", ".join(k if len(k) <= 20 and k.isprintable() else _show(k, 20) for k in extra[:5])
+        raise HandshakeError(f"the peer's {what} has unknown fields: {names}"
+                             + (f" and {len(extra) - 5} more" if len(extra) > 5 else ""))
 
 
 def _bytes_field(msg: dict[str, Any], name: str, size: int, what: str) -> bytes:
