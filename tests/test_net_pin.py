@@ -704,12 +704,12 @@ def test_a_hosting_node_tells_its_players_once_and_refuses_the_sixth(tmp_path: P
     run(test)
     assert [e.reason for e in results[:5]] == ["wrong PIN for this table"] * 5
     for e in results[5:]:
-        assert re.fullmatch(r"too many wrong PINs at this table: try again in (59|60) s", e.reason), e.reason
+        assert re.fullmatch(r"too many wrong PINs at this table: try again in \d+ s", e.reason), e.reason
     refused = [line for line in said if line.startswith("refused a connection: ")]
     assert len(refused) == 7 and all(line.endswith("(from 127.0.0.1)") for line in refused), said
     notices = [line for line in said if "wrong PINs from" in line]
     assert len(notices) == 1, said
-    assert re.fullmatch(r"5 wrong PINs from 127\.0\.0\.1 in the last minute: joins are paused for (59|60) s",
+    assert re.fullmatch(r"5 wrong PINs from 127\.0\.0\.1 in the last minute: joins are paused for \d+ s",
                         notices[0]), notices
 
 
@@ -740,7 +740,7 @@ def test_a_dialling_node_stops_confirming_its_pin_to_an_address_that_never_confi
     notices = [line for line in said if "no valid confirmation" in line]
     assert len(notices) == 1 and re.fullmatch(
         rf"5 PIN handshakes got no valid confirmation from 127\.0\.0\.1:{stranger.port} in the last "
-        r"minute: this peer dials with the PIN again in (59|60) s", notices[0]), said
+        r"minute: this peer dials with the PIN again in \d+ s", notices[0]), said
 
 
 # ------------------------------------------------------------ every step, fed anything
