@@ -85,6 +85,13 @@ def _pace(text: str) -> float:
     return v
 
 
+def _pin(text: str) -> str:
+    """An empty PIN would be no secret at all (and CPace needs one)."""
+    if not text:
+        raise argparse.ArgumentTypeError("must not be empty")
+    return text
+
+
 def add_network_arguments(sub: argparse._SubParsersAction) -> None:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--interface", type=interface_arg, required=True, metavar="ADDR",
@@ -94,7 +101,8 @@ def add_network_arguments(sub: argparse._SubParsersAction) -> None:
                         help=f"play headless with this bot ({', '.join(bot_names())}); "
                              "without it you play in the full-screen client")
     player.add_argument("--name", default=None, help="your player name (default: the bot's name)")
-    player.add_argument("--pin", default=None, help="the table's PIN (never sent in clear)")
+    player.add_argument("--pin", type=_pin, default=None, help="the table's PIN (never sent, and no "
+                        "recorded or live handshake allows an offline guess)")
     player.add_argument("--quiet", action="store_true", help="print only the result")
     player.add_argument("--pace", type=_pace, default=0.0, metavar="S",
                         help="seconds each of this process's bots waits before it moves (default: 0)")
@@ -137,7 +145,7 @@ def add_network_arguments(sub: argparse._SubParsersAction) -> None:
     w.add_argument("--address", type=_address, default=None, metavar="HOST:PORT",
                    help="where the host listens (skips discovery; needs --table-id)")
     w.add_argument("--table-id", default=None, metavar="HEX", help="the table's id (32 hex digits)")
-    w.add_argument("--pin", default=None, help="the table's PIN")
+    w.add_argument("--pin", type=_pin, default=None, help="the table's PIN")
     w.add_argument("--wait", type=_positive, default=5.0, metavar="S",
                    help="seconds to look for the table (default: 5)")
     w.add_argument("--quiet", action="store_true", help="print only the result")

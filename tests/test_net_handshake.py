@@ -22,8 +22,9 @@ from allegra_lan.net.handshake import (
     HandshakeError,
     Hello,
     VerifiedPeer,
+    PIN_CODE,
     handshake,
-    pin_key,
+    pin_secret,
     proof_payload,
     transcript,
 )
@@ -147,11 +148,11 @@ def test_every_handshake_is_a_new_session() -> None:
 
 # Refusals between honest peers: both sides learn the reason.
 
-def test_a_wrong_pin_is_refused_on_both_sides() -> None:
+def test_a_wrong_pin_is_refused_by_the_host_and_the_joiner_is_told_so() -> None:
     a, b = both(Side(ALICE, pin="1234"), Side(BOB, pin="4711"))
-    for outcome in (a, b):
-        assert isinstance(outcome, HandshakeError)
-        assert outcome.reason == "wrong PIN" and not outcome.by_peer
+    assert isinstance(b, HandshakeError) and b.reason == "wrong PIN for this table" and not b.by_peer
+    assert isinstance(a, HandshakeError) and a.reason == "wrong PIN for this table" and a.by_peer
+    assert a.code == b.code == PIN_CODE
 
 
 def test_a_joiner_without_the_pin_is_refused_and_told_the_table_has_one() -> None:
@@ -189,16 +190,34 @@ def test_a_peer_of_another_protocol_version_is_named() -> None:
     seen: list[dict[str, Any]] = []
 
     async def future_peer(s: FramedStream) -> None:
-        hello = fresh_hello(ALICE.public, proto=2)
+        hello = fresh_hello(ALICE.public, proto=3)
         hello["cipher"] = b"something new"  # a later version may add fields: the version is judged first
         await s.send(hello)
         seen.append(await s.receive())
         seen.append(await s.receive())
 
     outcome = versus_double(Side(BOB), future_peer)
-    assert isinstance(outcome, HandshakeError) and outcome.reason == "peer speaks protocol 2, we speak 1"
+    assert isinstance(outcome, HandshakeError) and outcome.reason == "peer speaks protocol 3, we speak 2"
     assert seen[0]["t"] == "hello"
-    assert seen[1] == {"t": "refuse", "reason": "peer speaks protocol 2, we speak 1"}
+    assert seen[1] == {"t": "refuse", "reason": "peer speaks protocol 3, we speak 2"}
+
+
+def test_a_peer_of_the_first_protocol_with_its_pin_mac_is_told_to_upgrade() -> None:
+    seen: list[dict[str, Any]] = []
+
+    async def old_peer(s: FramedStream) -> None:
+        # Protocol 1's hello had no `pin` field; its proof carried an Argon2id-keyed PIN MAC.
+        hello = fresh_hello(ALICE.public, proto=1)
+        del hello["pin"]
+        await s.send(hello)
+        seen.append(await s.receive())
+        seen.append(await s.receive())
+
+    outcome = versus_double(Side(BOB, pin="4711"), old_peer)
+    reason = "peer speaks protocol 1, we speak 2 (the older side must upgrade allegra-lan)"
+    assert isinstance(outcome, HandshakeError) and outcome.reason == reason
+    assert seen[0]["t"] == "hello" and seen[0]["proto"] == PROTOCOL_VERSION == 2
+    assert seen[1] == {"t": "refuse", "reason": reason}
 
 
 def test_a_proof_signed_by_another_key_is_refused() -> None:
@@ -209,11 +228,10 @@ def test_a_proof_signed_by_another_key_is_refused() -> None:
         hello = Hello(PROTOCOL_VERSION, ALICE.public, os.urandom(32), TABLE)
         await s.send(hello.message())
         theirs = await s.receive()
-        peer = Hello(theirs["proto"], theirs["key"], theirs["nonce"], theirs["table"])
+        peer = Hello(theirs["proto"], theirs["key"], theirs["nonce"], theirs["table"], theirs["pin"])
         t = transcript(hello, peer)
         await s.send({"t": "proof", "sig": MALLORY.key.sign(proof_payload(INITIATOR, t)).signature})
-        await s.receive()  # Bob's own proof
-        refusal.append(await s.receive())
+        refusal.append(await s.receive())  # Bob proves nothing to a peer that did not prove itself
 
     outcome = versus_double(Side(BOB, expect={ALICE.public}), impostor)
     reason = f"the peer did not prove it holds key {ALICE.fingerprint}"
@@ -229,10 +247,12 @@ def test_a_recorded_hello_and_proof_replayed_later_are_refused() -> None:
         hs = Handshake(ALICE, initiator=True, table_id=TABLE, nonce=os.urandom(32))
         recorded.append(hs.hello_message())
         await s.send(recorded[0])
-        recorded.append(hs.receive_hello(await s.receive()))
-        await s.send(recorded[1])
-        await s.send(hs.receive_proof(await s.receive()))
-        hs.receive_ok(await s.receive())
+        [proof] = hs.receive_hello(await s.receive())
+        recorded.append(proof)
+        await s.send(proof)
+        [ok] = hs.receive_proof(await s.receive())
+        await s.send(ok)
+        assert hs.done
 
     first = versus_double(Side(BOB, expect={ALICE.public}), alice_recorded)
     assert isinstance(first, VerifiedPeer) and first.key == ALICE.public
@@ -270,7 +290,7 @@ def test_a_proof_made_for_the_other_role_is_refused() -> None:
     alice = Handshake(ALICE, initiator=True, table_id=TABLE, nonce=os.urandom(32))
     bob = Handshake(BOB, initiator=False, table_id=TABLE, nonce=os.urandom(32))
     alice.receive_hello(bob.hello_message())
-    bob.receive_hello(alice.hello_message())
+    assert bob.receive_hello(alice.hello_message()) == []  # the responder proves itself second
     assert alice.transcript is not None and alice.transcript == bob.transcript
     wrong_role = ALICE.key.sign(proof_payload(RESPONDER, alice.transcript)).signature
     with pytest.raises(HandshakeError, match=f"did not prove it holds key {ALICE.fingerprint}"):
@@ -294,7 +314,6 @@ def test_a_peer_that_stops_after_its_hello_times_out_waiting_for_its_proof() -> 
         start = trio.current_time()
         await s.send(fresh_hello(ALICE.public))
         await s.receive()  # the honest hello
-        await s.receive()  # the honest proof
         elapsed.append(trio.current_time() - start)
         refusal = await s.receive()
         elapsed.append(trio.current_time() - start)
@@ -329,6 +348,7 @@ def test_a_bad_frame_during_the_handshake_is_named() -> None:
     ({"nonce": "not bytes"}, "the peer's hello field nonce must be 32 bytes"),
     ({"table": b"t" * 17}, "the peer's hello field table must be 16 bytes"),
     ({"proto": True}, "the peer's hello has no protocol version"),
+    ({"pin": 1}, "the peer's hello field pin must be true or false"),
     ({"name": "extra"}, "the peer's hello has unknown fields: name"),
     ({"t": "proof"}, "expected the peer's hello, got a 'proof' message"),
 ])
@@ -367,7 +387,8 @@ def test_a_peer_that_skips_its_ok_is_not_accepted() -> None:
     async def never_ok(s: FramedStream) -> None:
         hs = Handshake(ALICE, initiator=True, table_id=TABLE, nonce=os.urandom(32))
         await s.send(hs.hello_message())
-        await s.send(hs.receive_hello(await s.receive()))
+        [proof] = hs.receive_hello(await s.receive())
+        await s.send(proof)
         hs.receive_proof(await s.receive())
         await s.send({"t": "data", "x": 1})  # straight to business
 
@@ -423,22 +444,22 @@ def test_the_pin_never_crosses_the_wire() -> None:
         await host.aclose()
 
     run(test)
-    assert len(wire) > 200  # both hellos, both proofs, both oks
-    for secret in (pin.encode(), pin.encode("utf-16-le"), pin_key(pin, TABLE)):
+    assert len(wire) > 300  # both hellos, both shares, both proofs, the ok
+    for secret in (pin.encode(), pin.encode("utf-16-le"), pin_secret(pin)):
         assert secret not in wire
     for word in pin.split():
         assert word.encode() not in wire
 
 
-def test_the_pin_key_depends_on_the_table_and_reads_a_pin_one_way_however_it_is_typed() -> None:
+def test_a_pin_reads_one_way_however_it_is_typed() -> None:
     composed = unicodedata.normalize("NFC", "café")
     decomposed = unicodedata.normalize("NFD", "café")
     assert composed != decomposed
-    assert pin_key(composed, TABLE) == pin_key(decomposed, TABLE)
-    assert pin_key(composed, TABLE) != pin_key(composed, OTHER_TABLE)
-    assert pin_key("1234", TABLE) != pin_key("1235", TABLE)
+    assert pin_secret(composed) == pin_secret(decomposed) == composed.encode()
+    a, b = both(Side(ALICE, pin=decomposed), Side(BOB, pin=composed))
+    assert isinstance(a, VerifiedPeer) and isinstance(b, VerifiedPeer)
     with pytest.raises(ValueError, match="non-empty"):
-        pin_key("", TABLE)
+        pin_secret("")
 
 
 # The state machine on its own.
@@ -455,7 +476,7 @@ def test_the_state_machine_refuses_steps_out_of_order() -> None:
 
 def test_a_handshake_signature_cannot_pass_for_an_event_or_a_knock() -> None:
     hs = Handshake(ALICE, initiator=True, table_id=TABLE, nonce=os.urandom(32))
-    proof = hs.receive_hello(fresh_hello(BOB.public))
+    [proof] = hs.receive_hello(fresh_hello(BOB.public))
     assert hs.transcript is not None
     signed = proof["sig"] + proof_payload(INITIATOR, hs.transcript)
     with pytest.raises(EventError):

@@ -40,6 +40,7 @@ from ..table import TAKEOVER, Refused, Table, move_body
 from .framing import MAX_FRAME, ConnectionClosed, FramedStream, FrameError
 from .gate import HANDSHAKE_MAX_FRAME, MAX_WATCHERS, AcceptBackoff, Gate, Throttle
 from .handshake import HandshakeError, handshake
+from .pin_guard import PinGuard
 from .lobby import Claim, Lobby, LobbyError
 from .sync import Replica
 from .takeover import (
@@ -136,6 +137,11 @@ class Node:
         self.retry_at = 0.0  # no new takeover ask before this (trio time)
         self.gate = Gate()  # strangers in their handshake (net/gate.py)
         self.backoff = AcceptBackoff()
+        # At most PIN_LIMIT wrong PINs a minute at this table (net/pin_guard.py); and as many
+        # PIN confirmations of ours that a stranger at an address we dial could check.
+        self.pin_guard = PinGuard()
+        self.dial_pin_guard = PinGuard(what="PIN handshakes got no valid confirmation from",
+                                       paused="this peer dials with the PIN again in {wait} s")
         self.refusals = Throttle()  # lines about refused handshakes: a flood is not a flood of lines
         self._handshakes: dict[int, trio.CancelScope] = {}  # gate ticket -> its handshake
         self._nursery: trio.Nursery | None = None
@@ -295,13 +301,19 @@ class Node:
         fs = FramedStream(stream, max_frame=HANDSHAKE_MAX_FRAME)  # a stranger's frames are small
         peer = None
         try:
+            label = f"table {self.lobby.name!r}" if self.lobby is not None else "this table"
             with scope:  # cancelled when the gate gives this place to a newer connection
                 peer = await handshake(fs, self.identity, initiator=False, table_id=self.table_id,
-                                       pin=self.pin, expect_keys=self._seated_keys())
+                                       pin=self.pin, expect_keys=self._seated_keys(),
+                                       guard=self.pin_guard, clock=trio.current_time,
+                                       source=source, label=label)
         except HandshakeError as e:
-            note = self.refusals.note(trio.current_time(), f"refused a connection: {e}")
+            note = self.refusals.note(trio.current_time(), f"refused a connection: {e} (from {source})")
             if note:
                 self.say(note)
+            notice = self.pin_guard.take_notice()
+            if notice is not None:
+                self.say(notice)
         finally:
             self.gate.leave(source, ticket)
             self._handshakes.pop(ticket, None)
@@ -311,6 +323,11 @@ class Node:
         await self._run_link(peer.key, fs, dialled_by=peer.key)
 
     async def dial(self, host: str, port: int, expect: bytes | None = None) -> bool:
+        # The guesses a stranger at an address we dial could check against our PIN
+        # confirmations (net/handshake.py, "why this order") are limited like a host's.
+        guard = self.dial_pin_guard
+        if self.pin is not None and guard.wait(trio.current_time()):
+            return False
         try:
             stream = await trio.open_tcp_stream(host, port)
         except (OSError, OverflowError, ValueError, TypeError):  # unreachable, or no address at all
@@ -318,9 +335,13 @@ class Node:
         fs = FramedStream(stream, max_frame=HANDSHAKE_MAX_FRAME)
         try:
             peer = await handshake(fs, self.identity, initiator=True, table_id=self.table_id,
-                                   pin=self.pin, expect_keys=None if expect is None else [expect])
+                                   pin=self.pin, expect_keys=None if expect is None else [expect],
+                                   guard=guard, clock=trio.current_time, source=f"{host}:{port}")
         except HandshakeError:
             await fs.aclose()
+            notice = guard.take_notice()
+            if notice is not None:
+                self.say(notice)
             raise
         assert self._nursery is not None
         await self._nursery.start(partial(self._run_link, peer.key, fs, dialled_by=self.me))

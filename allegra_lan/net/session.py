@@ -19,7 +19,7 @@ import trio
 from ..log.identity import Identity, fingerprint
 from ..rules import ruleset_for, to_act
 from .discovery import Advertiser, TableAd
-from .handshake import PROTOCOL_VERSION, HandshakeError
+from .handshake import PIN_CODE, PROTOCOL_VERSION, HandshakeError
 from .lobby import Claim, Lobby
 from .node import REDIAL_EVERY, Node, bot_for, finish
 
@@ -93,8 +93,8 @@ async def _reach_host(node: Node, nursery: trio.Nursery, address: tuple[str, int
     where = f"{address[0]}:{address[1]}"
     try:
         await node.dial(*address)
-    except HandshakeError as e:
-        raise JoinError(str(e)) from None
+    except HandshakeError as e:  # about the PIN, the host's reason is the line (it names the table)
+        raise JoinError(e.reason if e.code == PIN_CODE else str(e)) from None
     if not node.links:
         raise JoinError(f"no table answers at {where}")
     with trio.move_on_after(HOST_TIMEOUT):
