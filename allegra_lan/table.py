@@ -115,6 +115,10 @@ class Table:
         d = to_act(self.state)  # type: ignore[arg-type]
         return None if d is None else d.seat
 
+    def holds(self, event_id: bytes) -> bool:
+        """Whether the log holds the event with this id."""
+        return event_id in self._ids
+
     def seat_of(self, key: bytes) -> int | None:
         """The seat `key` writes for now (or wrote for, before a takeover gave it a new key)."""
         if self.genesis is None:

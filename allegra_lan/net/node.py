@@ -101,6 +101,7 @@ class Link:
             return False
 
 
+MAX_FAULTS = 1000  # refusals kept for the players to read (the oldest go first)
 # Message type -> the Node method that handles it (its schema: net/messages.py).
 HANDLERS: dict[str, str] = {
     "have": "_on_gossip", "events": "_on_gossip", "refused": "_on_gossip",
@@ -131,6 +132,9 @@ class Node:
         self.writer: ReplayWriter | None = None
         self.changed = trio.Event()
         self.knocks: dict[bytes, dict[int, bytes | None]] = {}  # draw id -> seat -> knock or None
+        # Answers to a draw we do not hold yet (it may be on its way), unchecked, so at most
+        # one per sender and seat, judged when that draw becomes the head (`_on_knock`).
+        self.early_knocks: dict[tuple[bytes, int], dict[str, Any]] = {}
         self.done = trio.Event()
         self.stopped: str | None = None  # why the game stopped before its end
         self.faults: list[str] = []
@@ -238,6 +242,12 @@ class Node:
         head = self.table.head
         for draw in [d for d in self.knocks if d != head]:
             del self.knocks[draw]
+        early, self.early_knocks = self.early_knocks, {}
+        for (sender, _), msg in early.items():
+            if msg["draw"] == head:
+                self._on_knock(sender, msg)
+            elif not self.table.holds(msg["draw"]):
+                self.early_knocks[(sender, msg["seat"])] = msg  # still ahead of us
         seq = self.table.seq
         for n in [n for n in self.promises if n < seq]:
             del self.promises[n]
@@ -541,13 +551,18 @@ class Node:
         seated peer may relay it: each new answer goes on to every other link (a missing
         link must not cost a knocker its chance); the first answer of a seat counts.
 
-        Only an answer to the draw that is the log's head is looked at: one for an older
-        draw came too late, one for a draw we do not hold yet cannot be checked, and
-        neither is kept (a peer could send thousands). Nothing is stored before the
-        answer proved itself, so the knock table holds at most one answer per seat."""
+        Only an answer to the draw that is the log's head is checked and kept: one for an
+        older draw came too late and is dropped; one for a draw we do not hold yet waits
+        in `early_knocks`, one per sender and seat (a peer could send thousands), until
+        that draw is the head. Nothing else is stored before the answer proved itself, so
+        the knock table holds at most one answer per seat, for one draw."""
         seat, draw, k = msg["seat"], msg["draw"], msg["k"]
         t = self.table
-        if t.state is None or draw != t.head:
+        if draw != t.head:
+            if not t.holds(draw):
+                self.early_knocks[(key, seat)] = msg
+            return
+        if t.state is None:
             return
         who = fingerprint(key)
         d = to_act(t.state)
@@ -571,6 +586,8 @@ class Node:
         self.wake()
 
     def _blame(self, text: str) -> None:
+        if len(self.faults) >= MAX_FAULTS:  # a peer must not fill our memory with its faults
+            del self.faults[: len(self.faults) - MAX_FAULTS + 1]
         self.faults.append(text)
         self.say(text)
 
