@@ -57,7 +57,7 @@ LIMIT = 40.0  # seconds one networked table may take before the test fails with 
 
 FAST = settings(max_examples=300, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-SLOW = settings(FAST, max_examples=120)
+SLOW = settings(FAST, max_examples=300)
 
 # ---------------------------------------------------------------- values a peer can send
 
@@ -383,7 +383,60 @@ def near_message(t: str) -> st.SearchStrategy[dict[str, Any]]:
                                  optional={f: plausible for f in fields} | {"x": values})
 
 
+def valid_messages() -> list[dict[str, Any]]:
+    """One message of each type that a handler takes (for the states of InProcess)."""
+    t, head, game = DRAWN.table, DRAWN.table.head, DRAWN.game_id
+    claim = Claim("g", GUEST.public, GUEST.public, None, False).to_msg()
+    return [
+        {"t": "have", "seq": t.seq - 1, "head": t.events[-2].id},
+        {"t": "events", "from": t.seq - 1, "items": [DRAWN_EVENTS[-1]]},
+        {"t": "refused", "seq": 3, "reason": "no", "fault": "illegal"},
+        a_lobby().to_msg(),
+        {"t": "sit", "claims": [[None, claim]], "address": ["127.0.0.1", 4100]},
+        {"t": "ready", "ready": True},
+        {"t": "lobby_error", "reason": "no"},
+        {"t": "knock", "seat": KNOCKER, "draw": head,
+         "k": sign_knock(DRAWN.players[KNOCKER].identity.key, game, head)},
+        {"t": "ping"},
+        {"t": "takeover_ask", "seq": t.seq, "prev": head, "seats": [[DREW, os.urandom(32)]]},
+        {"t": "takeover_yes", "seq": t.seq, "signs": [[KNOCKER, bytes(64)]]},
+        {"t": "takeover_no", "seq": t.seq, "reason": "no"},
+        {"t": "takeover_off", "seq": t.seq},
+    ]
+
+
+VALID = valid_messages()
+
+
+@st.composite
+def mutated(draw: st.DrawFn, t: str | None = None) -> dict[str, Any]:
+    """A valid message (of type `t`, or any) with up to two fields (or items inside them)
+    replaced by anything."""
+    pool = [m for m in VALID if t is None or m["t"] == t]
+    msg = decode_map(encode(draw(st.sampled_from(pool))), max_size=1 << 20)
+    for _ in range(draw(st.integers(0, 2))):
+        field = draw(st.sampled_from(sorted(msg)))
+        target = msg[field]
+        if field != "t" and isinstance(target, list) and target and draw(st.booleans()):
+            i = draw(st.integers(0, len(target) - 1))
+            item = target[i]
+            if isinstance(item, list) and item and draw(st.booleans()):
+                item[draw(st.integers(0, len(item) - 1))] = draw(values)
+            else:
+                target[i] = draw(values)
+        else:
+            msg[field] = draw(values)
+    return msg
+
+
+def test_the_valid_messages_are_valid() -> None:
+    assert sorted(m["t"] for m in VALID) == sorted(MESSAGES)
+    for m in VALID:
+        check_message(m)
+
+
 messages_of_any_type = st.one_of(
+    mutated(),
     st.sampled_from(sorted(MESSAGES)).flatmap(near_message),
     st.dictionaries(st.text(max_size=6), values, max_size=4).map(lambda m: {"t": "knock", **m}),
     st.dictionaries(st.text(max_size=6), values, max_size=4).map(
@@ -403,6 +456,32 @@ def test_dispatch_takes_any_map_of_any_type_without_raising(
         p = InProcess(tmp_path, state)
         for msg in msgs:
             p.node.dispatch(p.stranger if from_stranger else p.peer, msg)
+        for line in p.node.faults:
+            assert line.startswith("refused from ") and "\n" not in line
+
+    in_trio(run)
+
+
+# The state in which a message type's handler runs, with the link's peer as its sender.
+HANDLED_IN = {"have": "play", "events": "play", "refused": "play", "knock": "play",
+              "takeover_ask": "play", "takeover_yes": "play", "takeover_no": "play",
+              "takeover_off": "play", "lobby": "guest", "lobby_error": "guest", "sit": "host",
+              "ready": "host", "ping": "play"}
+
+
+@settings(FAST, max_examples=500)
+@given(t=st.sampled_from(sorted(MESSAGES)), data=st.data())
+def test_every_handler_is_total_on_messages_of_its_schema(tmp_path: Path, t: str,
+                                                          data: st.DataObject) -> None:
+    """Per message type, in the state where its handler runs and from a peer that may send
+    it: the valid message, then mutants of it and maps near its schema, in a row."""
+    msgs = [VALID[[m["t"] for m in VALID].index(t)]] + data.draw(
+        st.lists(st.one_of(mutated(t), near_message(t)), min_size=1, max_size=4))
+
+    def run() -> None:
+        p = InProcess(tmp_path, HANDLED_IN[t])
+        for msg in msgs:
+            p.node.dispatch(p.peer, msg)
         for line in p.node.faults:
             assert line.startswith("refused from ") and "\n" not in line
 
