@@ -40,7 +40,7 @@ from allegra_lan.log.knock import KnockError, check_answer, check_knock, sign_kn
 from allegra_lan.log.replay import ReplayWriter
 from allegra_lan.net.framing import FramedStream
 from allegra_lan.net.lobby import Claim, Lobby, LobbyError
-from allegra_lan.net.messages import MESSAGES, MessageError, check_message
+from allegra_lan.net.messages import MESSAGES, MessageError, check_message, describe_all
 from allegra_lan.net.node import HANDLERS, Link, Node
 from allegra_lan.net.sync import Replica
 from allegra_lan.rules import Give, legal_moves, ruleset_for, to_act
@@ -492,6 +492,11 @@ def test_every_message_type_has_one_schema_and_one_handler() -> None:
     assert set(MESSAGES) == set(HANDLERS)
     for t in MESSAGES:
         assert callable(getattr(Node, HANDLERS[t]))
+
+
+def test_protocol_md_lists_the_messages_as_the_code_checks_them() -> None:
+    text = (Path(__file__).resolve().parents[1] / "protocol" / "PROTOCOL.md").read_text()
+    assert describe_all() in text, "PROTOCOL.md's message table differs from net/messages.py"
 
 
 @FAST
