@@ -20,6 +20,7 @@ import gc
 from collections import deque
 import os
 import re
+import socket
 import tracemalloc
 from functools import partial
 from pathlib import Path
@@ -679,6 +680,13 @@ def _largest_key() -> Identity:
             return ident
 
 
+def _a_closed_port() -> int:
+    """A port of 127.0.0.1 that nothing listens on (it was free a moment ago)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
 def test_a_sit_with_a_port_no_socket_has_leaves_every_peer_up(tmp_path: Path) -> None:
     """Finding 3: a lobby sit with address ["127.0.0.1", 2**64-1]: every peer that dialled
     it died of an OverflowError. Now the host refuses the sit by its schema."""
@@ -695,9 +703,10 @@ def test_a_sit_with_a_port_no_socket_has_leaves_every_peer_up(tmp_path: Path) ->
 def test_a_sit_naming_another_host_is_seated_at_its_real_address(tmp_path: Path) -> None:
     """Finding 3: peers dialled any host:port a stranger named. The host now records the
     IP the sit came from, so the lobby never sends the table to 10.0.0.9."""
-    attack = SitLies([["10.0.0.9", 4242]])
+    port = _a_closed_port()
+    attack = SitLies([["10.0.0.9", port]])
     out = play(tmp_path, attack, evil_identity=_largest_key())
-    assert attack.seen == [("127.0.0.1", 4242)]
+    assert attack.seen == [("127.0.0.1", port)]
     for p in out.honest:
         assert p.node is not None and p.node.lobby is not None
         assert {h for h, _ in p.node.lobby.addresses.values()} == {"127.0.0.1"}
