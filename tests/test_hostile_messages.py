@@ -489,6 +489,22 @@ def test_every_handler_is_total_on_messages_of_its_schema(tmp_path: Path, t: str
     in_trio(run)
 
 
+def test_the_refusals_a_peer_can_cause_are_bounded(tmp_path: Path) -> None:
+    """Every malformed message costs its sender one fault line; the node keeps the last
+    1,000 (the players read the latest), not one per message for good."""
+
+    def run() -> None:
+        p = InProcess(tmp_path, "play")
+        for i in range(3000):
+            p.node.dispatch(p.peer, {"t": "refused", "seq": i, "reason": "x" * 900, "fault": "f"})
+            p.node.dispatch(p.peer, {"t": "have", "seq": -i, "head": b""})
+        assert len(p.node.faults) == 1000
+        assert p.node.faults[-1].endswith("a malformed have message: field seq: must be 0 to "
+                                          "4294967295, not -2999")
+
+    in_trio(run)
+
+
 def test_every_message_type_has_one_schema_and_one_handler() -> None:
     assert set(MESSAGES) == set(HANDLERS)
     for t in MESSAGES:

@@ -78,7 +78,7 @@ MESSAGES: dict[str, MessageType] = {m.name: m for m in (
          {"seq": SEQ, "head": EVENT_ID}),
     _msg("events", Sender.SEATED, "signed events in order from seq `from`",
          {"from": SEQ, "items": Array(EVENT, MAX_BATCH)}),
-    _msg("refused", Sender.ANYONE, "why the sender did not take an event we sent",
+    _msg("refused", Sender.SEATED, "why the sender did not take an event we sent",
          {"seq": Maybe(SEQ), "reason": _reason(), "fault": Text(MAX_FAULT)}),
     _msg("lobby", Sender.HOST, "the host's lobby, on every change", schema=LOBBY),
     _msg("sit", Sender.GUEST, "a peer asks for seats (nil: the first free one)", schema=SIT),

@@ -102,6 +102,20 @@ class Link:
 
 
 MAX_FAULTS = 1000  # refusals kept for the players to read (the oldest go first)
+class Recent(list[str]):
+    """A list that keeps only its last `cap` items: what peers can make us note (refusals)
+    must not grow without end, while the players still read the latest."""
+
+    def __init__(self, cap: int) -> None:
+        super().__init__()
+        self.cap = cap
+
+    def append(self, item: str) -> None:
+        super().append(item)
+        if len(self) > self.cap:
+            del self[: len(self) - self.cap]
+
+
 # Message type -> the Node method that handles it (its schema: net/messages.py).
 HANDLERS: dict[str, str] = {
     "have": "_on_gossip", "events": "_on_gossip", "refused": "_on_gossip",
@@ -137,7 +151,7 @@ class Node:
         self.early_knocks: dict[tuple[bytes, int], dict[str, Any]] = {}
         self.done = trio.Event()
         self.stopped: str | None = None  # why the game stopped before its end
-        self.faults: list[str] = []
+        self.faults: list[str] = Recent(MAX_FAULTS)
         self.pace = 0.0  # seconds each of our bots waits before it moves
         self.spectator = False  # watches only: holds no seat, dials only the host
         self.dial_everyone = False  # a resumed peer may listen on a new port: it dials all
@@ -586,8 +600,6 @@ class Node:
         self.wake()
 
     def _blame(self, text: str) -> None:
-        if len(self.faults) >= MAX_FAULTS:  # a peer must not fill our memory with its faults
-            del self.faults[: len(self.faults) - MAX_FAULTS + 1]
         self.faults.append(text)
         self.say(text)
 
