@@ -659,6 +659,29 @@ class ArrayKnock(Attack):
         return ARRAY_KNOCK
 
 
+class ArrayKnockGive(Attack):
+    """Issue 9, finding 2: right after its own deck draw (ALLEGRA, once meshed), the evil
+    seat sends, with the draw, a validly signed give of the card whose knock is
+    ARRAY_KNOCK; then it plays on honestly. `Table.append` used to raise AttributeError
+    on it instead of refusing it, in every honest peer."""
+
+    def before(self, node: EvilNode, ev: Event) -> bool:
+        if ev.kind != "draw_deck" or not is_play_event(node, ev):
+            return True
+        state = node.table.state
+        assert state is not None
+        after = apply(state, decode_move(ev))
+        gives = [m for m in legal_moves(after) if isinstance(m, Give)]
+        if not gives:
+            return True
+        kind, body = move_body(gives[0], ARRAY_KNOCK)
+        bad = node.sign_as(seq=ev.seq + 1, prev=ev.id, kind=kind, body=body)
+        self.strike(ev.seq + 1)
+        node.inject("give with an array knock", bad, also=[ev.signed])
+        self.done = True
+        return True
+
+
 class SitLies(Attack):
     """Issue 9, finding 3: in the lobby, once the honest guest sits, the evil guest first
     sends a sit for its seat with each of `addresses` in turn (a port no socket can have,
@@ -816,6 +839,6 @@ __all__ = [
     "ForgedSignature", "WrongAuthor", "WrongSeqAndPrev", "SeqAhead", "IllegalMoves", "Fork",
     "BadFrame", "BadMessages", "NeverReveal", "WrongReveal", "ForgedKnocks", "GiveFirst",
     "not_msgpack", "oversize_header", "LOOPBACK",
-    "ARRAY_KNOCK", "ArrayKnock", "SitLies", "KnockFlood", "StrangerOutcome", "run_stranger",
+    "ARRAY_KNOCK", "ArrayKnock", "ArrayKnockGive", "SitLies", "KnockFlood", "StrangerOutcome", "run_stranger",
     "play_with_stranger",
 ]

@@ -51,7 +51,7 @@ from allegra_lan.table import Refused, Table, fold, move_body
 from allegra_lan.tools.verify import verify_file
 
 from evil_peer import (
-    ARRAY_KNOCK, ArrayKnock, GiveFirst, KnockFlood, Outcome, SitLies, play_with_evil,
+    ARRAY_KNOCK, ArrayKnock, ArrayKnockGive, GiveFirst, KnockFlood, Outcome, SitLies, play_with_evil,
     play_with_stranger,
 )
 
@@ -703,6 +703,24 @@ def test_a_seated_peers_array_knock_is_refused_and_the_game_goes_on(tmp_path: Pa
     # guest, the guest judged it when the draw came, or the log moved on first and it
     # was dropped: never more than the one line.
     assert out.guest.node is not None and out.guest.node.faults in ([line], []), out.guest.node.faults
+    assert_same_finished_game(out)
+
+
+def test_a_give_whose_knock_is_an_array_is_refused_over_the_wire(tmp_path: Path) -> None:
+    """Finding 2 between peers: the evil seat draws from the deck and sends, with the draw,
+    a validly signed give whose knock is the array; every honest peer's Table used to
+    raise on it. Now each refuses it by name and the game goes on."""
+    attack = ArrayKnockGive()
+    out = play(tmp_path, attack, variant="allegra")
+    n = attack.struck_at
+    assert n is not None
+    line = (f"refused from {out.evil.fp}: seq {n}: illegal move: the knock is malformed: "
+            "expected a map of ['knock', 'game', 'draw'], not an array")
+    for p in out.honest:
+        assert p.node is not None and p.node.faults == [line], p.node.faults
+    bad = set(attack.bad_events())
+    for p in out.honest:
+        assert not bad & {e.signed for e in p.node.table.events}  # type: ignore[union-attr]
     assert_same_finished_game(out)
 
 
