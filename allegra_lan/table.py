@@ -5,6 +5,10 @@ reason every honest peer gives for it (bad signature, wrong author, wrong
 prev or seq, illegal move, fork ...). A refused event changes nothing. The
 net layer, the replay tools and local games all go through here, so they all
 judge a log the same way.
+
+Every body is checked against its kind's schema (log/bodies.py) before any
+reader looks inside it, so whatever bytes a validly signed event carries,
+`append` returns or raises `Refused`: nothing else (issue 9, finding 2).
 """
 
 from __future__ import annotations
@@ -14,11 +18,13 @@ from typing import Any, Iterable
 
 import msgpack
 
+from .log.bodies import MOVE_BODIES, SETUP_WORDS, check_body
 from .log.ceremony import (
     Genesis, SetupError, commitment, derive_seed, read_commit, read_genesis, read_reveal,
 )
-from .log.envelope import NO_PREV, Event, EventError, decode_event, event_id
+from .log.envelope import MAX_SEQ, NO_PREV, Event, EventError, decode_event, event_id
 from .log.knock import KnockError, check_knock
+from .log.schema import SchemaError
 from .log.takeover import ConsentError, check_consent, read_seats
 from .rules import (
     Give, IllegalMove, MoveError, RulesetError, State, apply, describe_move, move_from_dict,
@@ -109,6 +115,10 @@ class Table:
         d = to_act(self.state)  # type: ignore[arg-type]
         return None if d is None else d.seat
 
+    def holds(self, event_id: bytes) -> bool:
+        """Whether the log holds the event with this id."""
+        return event_id in self._ids
+
     def seat_of(self, key: bytes) -> int | None:
         """The seat `key` writes for now (or wrote for, before a takeover gave it a new key)."""
         if self.genesis is None:
@@ -154,6 +164,14 @@ class Table:
         self._ids.add(ev.id)
         return ev
 
+    def _check_body(self, ev: Event, fault: str, prefix: str = "") -> None:
+        """Refused (of class `fault`) unless the body has its kind's form (log/bodies.py)."""
+        try:
+            check_body(ev.kind, ev.body)
+        except SchemaError as e:
+            words = SETUP_WORDS.get(ev.kind, f"a malformed {ev.kind} body")
+            raise Refused(ev.seq, f"{prefix}{words}: {e}", fault=fault) from None
+
     def _expect_author(self, ev: Event, seat: int, what: str) -> None:
         if ev.author != self.keys[seat]:
             who = self.seat_of(ev.author)
@@ -168,6 +186,7 @@ class Table:
             if st == "genesis":
                 if ev.kind != "genesis":
                     raise Refused(ev.seq, f"a log starts with a genesis, not {ev.kind}", fault="setup")
+                self._check_body(ev, "setup")
                 g = read_genesis(ev.body)
                 rs = ruleset_from_dict(g.ruleset)
                 if set(g.ruleset) != set(rs.to_dict()):
@@ -187,6 +206,7 @@ class Table:
                 if ev.kind != st:
                     raise Refused(ev.seq, f"expected seat {seat}'s {st}, got {ev.kind}", fault="setup")
                 self._expect_author(ev, seat, f"the {st} at seq {ev.seq}")
+                self._check_body(ev, "setup")
                 if st == "accept":
                     if ev.body:
                         raise SetupError("an accept body is empty")
@@ -225,6 +245,8 @@ class Table:
         if "move" in body:
             raise Refused(ev.seq, "illegal move: a move's body has no field 'move' (the kind names it)",
                           fault="illegal")
+        if ev.kind in MOVE_BODIES:  # an unknown kind is named by move_from_dict below
+            self._check_body(ev, "illegal", "illegal move: ")
         knock = body.pop("knock", None) if ev.kind == "give" else None
         try:
             move = move_from_dict({"move": ev.kind, **body})
@@ -249,8 +271,7 @@ class Table:
         here and nowhere else; the seat that must act now is one of them (so the only
         event a takeover can stand against is that seat's own, see `supersede`)."""
         assert self.state is not None
-        if set(ev.body) != {"seats", "signs"}:
-            raise Refused(ev.seq, "a takeover's body is exactly seats and signs", fault="takeover")
+        self._check_body(ev, "takeover", "takeover: ")
         try:
             seats = read_seats(ev.body["seats"], self.players)
         except ConsentError as e:
@@ -325,11 +346,14 @@ def move_body(move: Move, knock: bytes | None = None) -> tuple[str, dict[str, An
 
 
 def _peek_seq(signed: Any) -> int | None:
-    """The seq an undecodable event claims, when it can be read at all (to name the fault)."""
+    """The seq an undecodable event claims, when it can be read at all (to name the fault);
+    None unless it is a seq a log can have (so a refusal never echoes a wild number)."""
+    if not isinstance(signed, (bytes, bytearray)):
+        return None
     try:
         env = msgpack.unpackb(bytes(signed)[64:], raw=False, strict_map_key=False)
         seq = env.get("seq") if isinstance(env, dict) else None
-        return seq if isinstance(seq, int) and not isinstance(seq, bool) else None
+        return seq if type(seq) is int and 0 <= seq <= MAX_SEQ else None
     except Exception:
         return None
 

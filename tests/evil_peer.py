@@ -29,7 +29,7 @@ from allegra_lan.log.envelope import Event, decode_event, sign_event
 from allegra_lan.log.identity import Identity, fingerprint
 from allegra_lan.log.knock import sign_knock
 from allegra_lan.net.framing import (
-    HEADER, MAX_FRAME, ConnectionClosed, FrameError,
+    HEADER, MAX_FRAME, ConnectionClosed, FrameError, encode_frame,
 )
 from allegra_lan.net.lobby import Claim
 from allegra_lan.net.node import Link, Node, bot_for
@@ -89,6 +89,10 @@ class Attack:
     def knock(self, node: "EvilNode", active: int, seat: int, draw: bytes) -> bytes | None:
         """A forged knock to send for `seat` instead of its answer to `draw` (a deck draw by
         seat `active`), or None to answer honestly."""
+        return None
+
+    async def before_sit(self, node: "EvilNode", host_link: Link) -> None:
+        """Runs in the lobby, before the evil guest sends its honest sit and ready."""
         return None
 
     def bad_events(self) -> list[bytes]:
@@ -575,6 +579,7 @@ async def run_evil_guest(peer: Peer, attack: Attack, *, address: tuple[str, int]
             node.local[peer.identity.public] = (peer.identity, bot_for(peer.bot))
             claim = Claim(peer.seat_name, peer.identity.public, peer.identity.public, peer.bot, True)
             host_link = node.links[node.lobby.host]
+            await attack.before_sit(node, host_link)
             host_link.send({"t": "sit", "claims": [[want_seat, claim.to_msg()]],
                             "address": [LOOPBACK, node.port]})
             host_link.send({"t": "ready", "ready": True})
@@ -586,7 +591,8 @@ async def run_evil_guest(peer: Peer, attack: Attack, *, address: tuple[str, int]
 
 async def play_with_evil(tmp: Path, attack: Attack, *, variant: str = "grande", limit: float,
                          host_bot: str | Bot = "greedy", guest_bot: str = "random",
-                         evil_bot: str = "random", evil_seat: int = 1, takeover: int = 0) -> Outcome:
+                         evil_bot: str = "random", evil_seat: int = 1, takeover: int = 0,
+                         evil_identity: Identity | None = None) -> Outcome:
     """Three peers on 127.0.0.1: an honest host (seat 0), an honest guest and the evil guest
     at `evil_seat`. Returns once both honest peers returned (the evil peer gets EVIL_GRACE
     to finish, then is cancelled). Fails with every peer's progress after `limit` seconds."""
@@ -594,6 +600,8 @@ async def play_with_evil(tmp: Path, attack: Attack, *, variant: str = "grande", 
     host = Peer("host", "host", host_bot if isinstance(host_bot, str) else "greedy", tmp / "host")
     guest = Peer("guest", "guest", guest_bot, tmp / "guest")
     evil = Peer("evil", "evil", evil_bot, tmp / "evil")
+    if evil_identity is not None:
+        evil.identity = evil_identity
     guest_seat = 3 - evil_seat
     listening = trio.Event()
 
@@ -646,9 +654,210 @@ async def play_with_evil(tmp: Path, attack: Attack, *, variant: str = "grande", 
     return Outcome(host, guest, evil, attack, began, evil_seat)
 
 
+# ---------------------------------------------------------------- hostile messages (issue 9)
+
+
+ARRAY_KNOCK = bytes(64) + b"\x90"  # 64 "signature" bytes, then an empty array where a map belongs
+
+
+class ArrayKnock(Attack):
+    """Issue 9, finding 1: on the first deck draw of seat `victim` (once meshed), the evil
+    seat's answer is 64 zero bytes and an empty msgpack array (a knock message must be a
+    map). Every honest peer used to die of an AttributeError on it."""
+
+    def __init__(self, victim: int = 0) -> None:
+        super().__init__()
+        self.victim = victim
+
+    def knock(self, node: EvilNode, active: int, seat: int, draw: bytes) -> bytes | None:
+        if active != self.victim or not meshed(node):
+            return None
+        self.strike(node.table.seq)
+        self.sent.append(Sent("array knock"))
+        self.done = True
+        return ARRAY_KNOCK
+
+
+class ArrayKnockGive(Attack):
+    """Issue 9, finding 2: right after its own deck draw (ALLEGRA, once meshed), the evil
+    seat sends, with the draw, a validly signed give of the card whose knock is
+    ARRAY_KNOCK; then it plays on honestly. `Table.append` used to raise AttributeError
+    on it instead of refusing it, in every honest peer."""
+
+    def before(self, node: EvilNode, ev: Event) -> bool:
+        if ev.kind != "draw_deck" or not is_play_event(node, ev):
+            return True
+        state = node.table.state
+        assert state is not None
+        after = apply(state, decode_move(ev))
+        gives = [m for m in legal_moves(after) if isinstance(m, Give)]
+        if not gives:
+            return True
+        kind, body = move_body(gives[0], ARRAY_KNOCK)
+        bad = node.sign_as(seq=ev.seq + 1, prev=ev.id, kind=kind, body=body)
+        self.strike(ev.seq + 1)
+        node.inject("give with an array knock", bad, also=[ev.signed])
+        self.done = True
+        return True
+
+
+class SitLies(Attack):
+    """Issue 9, finding 3: in the lobby, once the honest guest sits, the evil guest first
+    sends a sit for its seat with each of `addresses` in turn (a port no socket can have,
+    another machine's address), waiting after each for what the host's lobby then says,
+    and gives the dialers time to act on it; then it sits honestly. `seen` holds the
+    address the host's lobby gave the evil peer after each lie (None: none)."""
+
+    def __init__(self, addresses: Sequence[list[Any]], seat: int = 1) -> None:
+        super().__init__()
+        self.addresses = list(addresses)
+        self.seat = seat
+        self.seen: list[tuple[str, int] | None] = []
+
+    async def before_sit(self, node: EvilNode, host_link: Link) -> None:
+        with trio.fail_after(10):
+            while node.lobby is None or node.lobby.taken < 2:  # the host and the honest guest
+                changed = node.changed
+                await changed.wait()
+        me = node.identity.public
+        claim = Claim("evil", me, me, "random", False).to_msg()
+        for address in self.addresses:
+            self.strike(node.table.seq)
+            self.sent.append(Sent(f"sit at {address}"))
+            host_link.send({"t": "sit", "claims": [[self.seat, claim]], "address": address})
+            with trio.move_on_after(2.0):
+                while node.lobby is None or me not in node.lobby.addresses:
+                    changed = node.changed
+                    await changed.wait()
+            assert node.lobby is not None
+            self.seen.append(node.lobby.addresses.get(me))
+            await trio.sleep(1.5)  # the honest peers' dialers (every 0.5 s) act on the lobby
+        self.done = True
+
+
+class KnockFlood(Attack):
+    """Issue 9, finding 4: at its first move of the play, `count` knock messages for draws
+    nobody made (well formed, validly shaped, random bytes), in one burst of frames below
+    the rate limit, and `oversize` knocks whose draw is 60 KiB. A peer used to keep every
+    one of them, for good."""
+
+    def __init__(self, count: int = 3000, oversize: int = 3) -> None:
+        super().__init__()
+        self.count = count
+        self.oversize = oversize
+
+    def before(self, node: EvilNode, ev: Event) -> bool:
+        if not is_play_event(node, ev):
+            return True
+        self.strike(ev.seq)
+        seat = node.seat()
+        frames = [encode_frame({"t": "knock", "seat": seat, "draw": os.urandom(32),
+                                "k": os.urandom(134)}) for _ in range(self.count)]
+        frames += [encode_frame({"t": "knock", "seat": seat, "draw": os.urandom(60 * 1024),
+                                 "k": os.urandom(134)}) for _ in range(self.oversize)]
+        node.send_raw("knock flood", b"".join(frames))
+        self.done = True
+        return True
+
+
+@dataclass
+class StrangerOutcome:
+    """A --spectators table of three honest seats and a stranger who joined after the start."""
+
+    honest: list[Peer]
+    stranger: Peer
+    knocked: list[bytes]  # the draws the stranger answered with a bad knock
+
+
+async def run_stranger(peer: Peer, *, address: tuple[str, int], table_id: bytes, seat: int,
+                       knocks: int, knocked: list[bytes]) -> Node:
+    """Issue 9, finding 1 from a stranger: a key that holds no seat connects to a table
+    that allows spectators, follows the log like `allegra watch`, and answers the first
+    `knocks` deck draws it sees with ARRAY_KNOCK for `seat`, sent to the host."""
+    node = Node(peer.identity, LOOPBACK, table_id=table_id, pin=None, games_dir=peer.games_dir,
+                say=peer.say)
+    node.spectator = True
+    peer.node = node
+    async with trio.open_nursery() as n:
+        node._nursery = n
+        await n.start(node.serve)
+        await node.dial(*address)
+        n.start_soon(node.actor)
+        n.start_soon(_dialer, node)
+        n.start_soon(_play_out, node, n)
+        while len(knocked) < knocks and not node.done.is_set():
+            changed = node.changed
+            t, lobby = node.table, node.lobby
+            if (t.events and t.events[-1].kind == "draw_deck" and t.head not in knocked
+                    and lobby is not None and lobby.host in node.links):
+                knocked.append(t.head)
+                node.links[lobby.host].send({"t": "knock", "seat": seat, "draw": t.head,
+                                             "k": ARRAY_KNOCK})
+            await changed.wait()
+    return node
+
+
+async def play_with_stranger(tmp: Path, *, limit: float, knocks: int = 3) -> StrangerOutcome:
+    """An ALLEGRA table whose host allows spectators: the host and two guests (greedy bots)
+    play; once the genesis exists, a stranger connects and sends bad knocks (run_stranger).
+    Returns when every honest peer returned; the stranger is cancelled after EVIL_GRACE."""
+    host = Peer("host", "host", "greedy", tmp / "host")
+    guests = [Peer(f"guest{i}", f"guest{i}", "greedy", tmp / f"guest{i}") for i in (1, 2)]
+    stranger = Peer("stranger", "stranger", "-", tmp / "stranger")
+    listening = trio.Event()
+    knocked: list[bytes] = []
+
+    def on_listening(node: Node) -> None:
+        host.node = node
+        listening.set()
+
+    async def the_host() -> None:
+        host.node = await run_host(host.identity, LOOPBACK, variant="allegra", players=3,
+                                   table_name="strangers", seats=[SeatSpec("host", "greedy")],
+                                   pin=None, games_dir=host.games_dir, say=host.say,
+                                   advertise=False, on_listening=on_listening, spectators=True)
+        host.returned_at = trio.current_time()
+
+    async def a_guest(peer: Peer, address: tuple[str, int], table_id: bytes) -> None:
+        peer.node = await run_guest(peer.identity, LOOPBACK, address=address, table_id=table_id,
+                                    seats=[SeatSpec(peer.seat_name, peer.bot)], pin=None,
+                                    games_dir=peer.games_dir, say=peer.say)
+        peer.returned_at = trio.current_time()
+
+    async def the_stranger(address: tuple[str, int], table_id: bytes, scope: trio.CancelScope) -> None:
+        assert host.node is not None
+        while host.node.table.genesis is None:  # "after the start"
+            changed = host.node.changed
+            await changed.wait()
+        with scope:
+            await run_stranger(stranger, address=address, table_id=table_id, seat=1,
+                               knocks=knocks, knocked=knocked)
+
+    try:
+        with trio.fail_after(limit):
+            async with trio.open_nursery() as outer:
+                scope = trio.CancelScope()
+                async with trio.open_nursery() as honest:
+                    honest.start_soon(the_host)
+                    await listening.wait()
+                    assert host.node is not None
+                    address = (LOOPBACK, host.node.port)
+                    for g in guests:
+                        honest.start_soon(a_guest, g, address, host.node.table_id)
+                    outer.start_soon(the_stranger, address, host.node.table_id, scope)
+                await trio.sleep(EVIL_GRACE)
+                scope.cancel()
+    except trio.TooSlowError:
+        raise AssertionError(f"the table did not end within {limit:g} s:\n  "
+                             + "\n  ".join(p.progress() for p in (host, *guests, stranger))) from None
+    return StrangerOutcome([host, *guests], stranger, knocked)
+
+
 __all__ = [
     "Attack", "EvilNode", "Outcome", "Peer", "RawFrame", "Sent", "play_with_evil", "run_evil_guest",
     "ForgedSignature", "WrongAuthor", "WrongSeqAndPrev", "SeqAhead", "IllegalMoves", "Fork",
     "BadFrame", "BadMessages", "NeverReveal", "WrongReveal", "ForgedKnocks", "GiveFirst",
     "not_msgpack", "oversize_header", "LOOPBACK",
+    "ARRAY_KNOCK", "ArrayKnock", "ArrayKnockGive", "SitLies", "KnockFlood", "StrangerOutcome", "run_stranger",
+    "play_with_stranger",
 ]

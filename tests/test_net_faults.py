@@ -278,8 +278,8 @@ def bad_messages(tmp_path_factory: pytest.TempPathFactory) -> Outcome:
 
 BAD_MESSAGE_LINES = [
     r"unknown message 'gossip_v9'",
-    r"malformed events message",
-    r"malformed have message",
+    r"a malformed events message: field from: must be an integer, not a text string",
+    r"a malformed have message: field seq: must be 0 to 4294967295, not -4",
 ]
 
 

@@ -6,6 +6,11 @@ one encoding: the shortest msgpack form (what msgpack-python writes), and map
 keys in ascending order of their UTF-8 bytes, except where a caller fixes a
 key order itself (the event envelope). Decoding re-encodes and compares, so
 any other encoding of the same value is refused, and names why.
+
+A decoder hands back only the type its caller asked for (`expect`, or a map
+whenever a key order is given; `decode_map` for short): a list where a map
+was expected is a CodecError here, not an AttributeError three calls later
+in code that trusted the shape (issue 9, finding 1).
 """
 
 from __future__ import annotations
@@ -19,6 +24,15 @@ MAX_DEPTH = 8
 
 class CodecError(ValueError):
     """Bytes that are not one canonical msgpack value, or a value that cannot be encoded."""
+
+
+class CodecTypeError(CodecError):
+    """Canonical bytes of a value of another type than the caller asked for; `found` names
+    it ("an array"), so a caller can word the refusal in its own terms."""
+
+    def __init__(self, message: str, found: str) -> None:
+        super().__init__(message)
+        self.found = found
 
 
 def _canon(obj: Any, depth: int, where: str) -> Any:
@@ -117,8 +131,42 @@ def _check_tree(obj: Any, where: str, depth: int, order: Sequence[str] | None) -
             _check_tree(x, f"{where}.{k}", depth + 1, None)
 
 
-def decode(data: bytes, *, max_size: int, key_order: Sequence[str] | None = None) -> Any:
-    """Read exactly one canonical value from `data`; CodecError says what is wrong."""
+_TYPE_NAMES: dict[type, str] = {
+    dict: "a map", list: "an array", str: "a text string", bytes: "a byte string",
+    int: "an integer", bool: "a boolean", type(None): "nil",
+}
+
+
+def type_name(value: Any) -> str:
+    """How an error names the type of a decoded value ("an array", "nil", ...)."""
+    return _TYPE_NAMES.get(type(value), f"a {type(value).__name__}")
+
+
+def decode(data: bytes, *, max_size: int, key_order: Sequence[str] | None = None,
+           expect: type | None = None) -> Any:
+    """Read exactly one canonical value from `data`; CodecError says what is wrong.
+
+    With `expect` (dict, list, bytes, str, int, bool) the value must be of exactly that
+    type (`type(v) is expect`: a boolean is no integer); a `key_order` implies a map."""
+    if key_order is not None:
+        if expect not in (None, dict):
+            raise ValueError("a key order is for maps only")
+        expect = dict
+    obj = _decode(data, max_size=max_size, key_order=key_order)
+    if expect is not None and type(obj) is not expect:
+        raise CodecTypeError(f"expected {_TYPE_NAMES.get(expect, expect.__name__)}, "
+                             f"not {type_name(obj)}", type_name(obj))
+    return obj
+
+
+def decode_map(data: bytes, *, max_size: int,
+               key_order: Sequence[str] | None = None) -> dict[str, Any]:
+    """`decode` of a value that must be a map (with exactly `key_order`'s keys, if given)."""
+    obj: dict[str, Any] = decode(data, max_size=max_size, key_order=key_order, expect=dict)
+    return obj
+
+
+def _decode(data: bytes, *, max_size: int, key_order: Sequence[str] | None) -> Any:
     if not isinstance(data, (bytes, bytearray)):
         raise CodecError("expected bytes")
     if len(data) > max_size:
@@ -159,6 +207,9 @@ def _decode_carefully(data: bytes, *, max_size: int, key_order: Sequence[str] | 
         raise CodecError("a string is not valid UTF-8") from None
     except (ValueError, msgpack.UnpackException, TypeError) as e:
         raise CodecError(f"not msgpack: {str(e) or type(e).__name__}") from None
+    if key_order is not None and not isinstance(obj, dict):
+        raise CodecTypeError(f"expected a map of {list(key_order)}, not {type_name(obj)}",
+                             type_name(obj))
     try:
         if key_order is not None and isinstance(obj, dict) and list(obj) == list(key_order):
             if not all(_tree_ok(x, 1) for x in obj.values()):

@@ -19,7 +19,7 @@ from typing import Any
 from nacl.exceptions import BadSignatureError
 from nacl.signing import SigningKey, VerifyKey
 
-from .codec import CodecError, decode, encode
+from .codec import CodecError, CodecTypeError, decode_map, encode
 
 VERSION = 1
 KEYS = ("v", "game", "seq", "prev", "author", "kind", "body")
@@ -119,7 +119,10 @@ def decode_event(signed: bytes) -> Event:
         raise EventError("too short to hold a signature and an envelope")
     message = signed[SIG_LEN:]
     try:
-        env = decode(message, max_size=MAX_EVENT, key_order=KEYS)
+        env = decode_map(message, max_size=MAX_EVENT, key_order=KEYS)
+    except CodecTypeError as e:
+        raise EventError(f"the envelope must be a map of {', '.join(KEYS)} in that order, "
+                         f"not {e.found}") from None
     except CodecError as e:
         raise EventError(f"envelope: {e}") from None
     _check_fields(env)

@@ -11,10 +11,11 @@ from __future__ import annotations
 from nacl.exceptions import BadSignatureError
 from nacl.signing import SigningKey, VerifyKey
 
-from .codec import CodecError, decode, encode
+from .codec import CodecError, decode_map, encode
 
 KNOCK_KEYS = ("knock", "game", "draw")
 MAX_KNOCK = 200
+SIG_LEN = 64
 
 
 class KnockError(ValueError):
@@ -28,39 +29,42 @@ def sign_knock(key: SigningKey, game: bytes, draw_id: bytes, knock: bool = True)
     return bytes(key.sign(message))
 
 
-def check_answer(signed: bytes, *, key: bytes, game: bytes, draw_id: bytes) -> bool:
+def read_answer(signed: object, *, key: bytes, game: bytes, draw_id: bytes,
+                what: str = "answer", signer: str = "the seat it speaks for") -> bool:
+    """Whether `key`'s signed answer to that draw is a knock (True) or a pass (False).
+
+    Total: anything else is a KnockError naming what is wrong, checked in the order
+    of cost (length, shape, game and draw, then the signature), so any peer may relay
+    answers without being trusted and no input reaches code that assumes a shape."""
+    if not isinstance(signed, bytes) or not SIG_LEN < len(signed) <= MAX_KNOCK:
+        raise KnockError(f"the {what} is not a signed knock message "
+                         f"(bytes of {SIG_LEN + 1} to {MAX_KNOCK})")
+    try:
+        msg = decode_map(signed[SIG_LEN:], max_size=MAX_KNOCK, key_order=KNOCK_KEYS)
+    except CodecError as e:
+        raise KnockError(f"the {what} is malformed: {e}") from None
+    value = msg["knock"]
+    if type(value) is not int or value not in (0, 1):
+        raise KnockError(f"the {what} is malformed: field knock must be the integer 0 or 1")
+    if type(msg["game"]) is not bytes or msg["game"] != game:
+        raise KnockError(f"the {what} is for another game")
+    if type(msg["draw"]) is not bytes or msg["draw"] != draw_id:
+        raise KnockError(f"the {what} answers another draw")
+    try:
+        VerifyKey(key).verify(signed)
+    except (BadSignatureError, ValueError, TypeError):
+        raise KnockError(f"the {what} is not signed by {signer}") from None
+    return value == 1
+
+
+def check_answer(signed: object, *, key: bytes, game: bytes, draw_id: bytes) -> bool:
     """Whether `key`'s signed answer to that draw is a knock (True) or a pass (False);
-    KnockError if it is neither, so any peer may relay answers without being trusted."""
-    if not isinstance(signed, bytes) or not 64 < len(signed) <= MAX_KNOCK:
-        raise KnockError("the answer is not a signed knock message")
-    try:
-        msg = decode(signed[64:], max_size=MAX_KNOCK, key_order=KNOCK_KEYS)
-    except CodecError as e:
-        raise KnockError(f"the answer is malformed: {e}") from None
-    if type(msg.get("knock")) is not int or msg["knock"] not in (0, 1) or msg.get("game") != game:
-        raise KnockError("the answer is for another game or malformed")
-    if msg.get("draw") != draw_id:
-        raise KnockError("the answer is for another draw")
-    try:
-        VerifyKey(key).verify(signed)
-    except BadSignatureError:
-        raise KnockError("the answer is not signed by the seat it speaks for") from None
-    return msg["knock"] == 1
+    KnockError if it is neither."""
+    return read_answer(signed, key=key, game=game, draw_id=draw_id)
 
 
-def check_knock(signed: bytes, *, key: bytes, game: bytes, draw_id: bytes) -> None:
-    """Raise KnockError unless `signed` is `key`'s knock for that draw of that game."""
-    if not isinstance(signed, bytes) or not 64 < len(signed) <= MAX_KNOCK:
-        raise KnockError("the knock is not a signed knock message")
-    try:
-        msg = decode(signed[64:], max_size=MAX_KNOCK, key_order=KNOCK_KEYS)
-    except CodecError as e:
-        raise KnockError(f"the knock is malformed: {e}") from None
-    if type(msg.get("knock")) is not int or msg["knock"] != 1 or msg.get("game") != game:
-        raise KnockError("the knock is for another game")
-    if msg.get("draw") != draw_id:
-        raise KnockError("the knock answers another draw")
-    try:
-        VerifyKey(key).verify(signed)
-    except BadSignatureError:
-        raise KnockError("the knock is not signed by the seat that receives the card") from None
+def check_knock(signed: object, *, key: bytes, game: bytes, draw_id: bytes) -> None:
+    """Raise KnockError unless `signed` is `key`'s knock (not a pass) for that draw."""
+    if not read_answer(signed, key=key, game=game, draw_id=draw_id, what="knock",
+                       signer="the seat that receives the card"):
+        raise KnockError("the knock is a pass: only a knock can be carried by a give")

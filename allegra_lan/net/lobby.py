@@ -4,6 +4,13 @@ Pure data and rules (no sockets). The host keeps the one true `Lobby` and
 sends it to every peer whenever it changes; peers ask to sit, to leave and to
 be ready. When every seat is taken and ready, the host writes the genesis in
 seat order and the game's log takes over from here.
+
+The lobby message and a seat claim have one schema each (`LOBBY`, `CLAIM`),
+and `Lobby.from_msg` rebuilds a lobby only through `sit`, so a lobby from the
+wire (or from a `.seats` file) holds the same invariants as the host's own:
+seats 0 to seats-1, each once, seat 0 the host's, one key per seat, and an
+address (an IPv4 address and a port 1-65535) only for a peer that holds a
+seat, since every peer dials every address in it (issue 9, finding 3).
 """
 
 from __future__ import annotations
@@ -12,10 +19,32 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..log.ceremony import MAX_NAME, Genesis, SeatInfo
-from ..rules import ruleset_from_dict
+from ..log.schema import (
+    KEY, PORT, SEAT, AnyMap, Array, Bool, Bytes, Int, IPv4, Map, Maybe, OneOf, SchemaError, Text,
+    Tuple,
+)
+from ..rules import RulesetError, ruleset_from_dict
 
 
 MAX_TAKEOVER = 3600
+MAX_SEATS = 16
+MAX_BOT = 32  # bytes of a bot's name
+TABLE_ID_LEN = 16
+
+NAME = Text(MAX_NAME, lo=1, line=True)  # as the genesis will require (log/ceremony.py)
+CLAIM = Map({"name": NAME, "key": KEY, "owner": KEY, "bot": Text(MAX_BOT), "ready": Bool()})
+LOBBY = Map({
+    "t": OneOf(("lobby",)), "table": Bytes(TABLE_ID_LEN), "name": NAME, "ruleset": AnyMap(32),
+    "seats": Int(1, MAX_SEATS), "host": KEY, "pin": Bool(), "spectators": Bool(),
+    "takeover": Int(0, MAX_TAKEOVER),
+    "claims": Array(Tuple((SEAT, CLAIM)), MAX_SEATS),
+    "addresses": Array(Tuple((KEY, IPv4(), PORT)), MAX_SEATS),
+})
+# A guest's request for seats (nil: the first free one) and the port it listens on; the
+# host takes the address from the connection itself, never from this message.
+SIT = Map({"t": OneOf(("sit",)), "claims": Array(Tuple((Maybe(SEAT), CLAIM)), MAX_SEATS, lo=1),
+           "address": Tuple((IPv4(), PORT))})
+READY = Map({"t": OneOf(("ready",)), "ready": Bool()})
 
 
 class LobbyError(ValueError):
@@ -38,16 +67,11 @@ class Claim:
 
     @classmethod
     def from_msg(cls, m: Any) -> "Claim":
-        if not isinstance(m, dict):
-            raise LobbyError("a seat claim must be a map")
-        name, key, owner, bot, ready = (m.get(k) for k in ("name", "key", "owner", "bot", "ready"))
-        if not isinstance(name, str) or not 0 < len(name.encode()) <= MAX_NAME:
-            raise LobbyError("a seat's name must be 1 to 64 bytes")
-        if not isinstance(key, bytes) or len(key) != 32 or not isinstance(owner, bytes) or len(owner) != 32:
-            raise LobbyError("a seat's key and owner must be 32-byte keys")
-        if not isinstance(bot, str) or not isinstance(ready, bool):
-            raise LobbyError("a seat claim has a malformed bot or ready field")
-        return cls(name, key, owner, bot or None, ready)
+        try:
+            CLAIM.check(m)
+        except SchemaError as e:
+            raise LobbyError(f"a malformed seat claim: {e}") from None
+        return cls(m["name"], m["key"], m["owner"], m["bot"] or None, m["ready"])
 
 
 @dataclass
@@ -125,18 +149,26 @@ class Lobby:
         }
 
     @classmethod
-    def from_msg(cls, m: dict[str, Any]) -> "Lobby":
+    def from_msg(cls, m: Any) -> "Lobby":
+        """The lobby a message describes; LobbyError (one line) for anything else."""
+        try:
+            LOBBY.check(m)
+        except SchemaError as e:
+            raise LobbyError(f"a malformed lobby message: {e}") from None
         try:
             lobby = cls(m["table"], m["name"], m["ruleset"], m["seats"], m["host"],
-                        bool(m["pin"]), bool(m["spectators"]), m["takeover"])
-            for seat, c in m["claims"]:
-                lobby.claims[int(seat)] = Claim.from_msg(c)
-            for key, host, port in m["addresses"]:
-                if not isinstance(key, bytes) or not isinstance(host, str) or not isinstance(port, int):
-                    raise LobbyError("a malformed address")
-                lobby.addresses[key] = (host, port)
-        except LobbyError:
-            raise
-        except (KeyError, TypeError, ValueError) as e:
-            raise LobbyError(f"a malformed lobby message ({e})") from None
+                        m["pin"], m["spectators"], m["takeover"])
+        except RulesetError as e:
+            raise LobbyError(f"a lobby with a bad ruleset: {e}") from None
+        for seat, c in m["claims"]:
+            if seat in lobby.claims:
+                raise LobbyError(f"seat {seat} is claimed twice")
+            lobby.sit(seat, Claim.from_msg(c))  # the host's own rules: a seat that exists, ...
+        owners = lobby.owners()
+        for key, host, port in m["addresses"]:
+            if key in lobby.addresses:
+                raise LobbyError("a peer has two addresses")
+            if key not in owners:
+                raise LobbyError("an address for a key that holds no seat")
+            lobby.addresses[key] = (host, port)
         return lobby

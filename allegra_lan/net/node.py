@@ -42,6 +42,7 @@ from .gate import HANDSHAKE_MAX_FRAME, MAX_WATCHERS, AcceptBackoff, Gate, Thrott
 from .handshake import HandshakeError, handshake
 from .pin_guard import PinGuard
 from .lobby import Claim, Lobby, LobbyError
+from .messages import MessageError, MessageType, Sender, message_type
 from .sync import Replica
 from .takeover import (
     ASK_AGAIN, GIVE_UP, Promise, Proposal, parse_ask, proposer, runners, seats_to_take, why_not,
@@ -58,7 +59,6 @@ SILENCE = 10.0  # seconds without a frame after which a link is taken for dead (
 # or a machine switched off sends no FIN: without this its seat would never count as away)
 MAX_LINK_FAULTS = 20  # refused messages after which a connection is closed (a peer that only
 # sends garbage would otherwise fill every screen with lines; an honest peer sends none)
-MAX_FAULTS = 200  # refusals a node keeps to show
 TAKEOVER_BOT = "greedy"
 RATE = 2000.0  # messages a second a peer may send on average (a busy bot table sends ~500)
 BURST = 4000.0  # and at once; more, and the link is dropped and the peer named  # plays a taken seat that was a person's (a bot's seat keeps its bot)
@@ -78,10 +78,14 @@ class SeatPlayer:
 class Link:
     """One authenticated connection to a peer, with its own send queue."""
 
-    def __init__(self, key: bytes, stream: FramedStream, dialled_by: bytes) -> None:
+    def __init__(self, key: bytes, stream: FramedStream, dialled_by: bytes,
+                 remote: tuple[str, int] | None = None) -> None:
         self.key = key
         self.stream = stream
         self.dialled_by = dialled_by  # the key of the side that opened the connection
+        # Where the connection comes from (the socket's peer address): the host seats a
+        # guest at this IP, never at one the guest names (a stranger could name any).
+        self.remote = remote
         self.why = ""  # why the link closed
         self.heard = trio.current_time()  # when the peer's last frame arrived (or the link opened)
         self.spoke = False  # whether any frame came yet
@@ -100,6 +104,33 @@ class Link:
             self.closed = True
             self.why = "the peer fell too far behind (send queue full)"
             return False
+
+
+MAX_FAULTS = 1000  # refusals kept for the players to read (the oldest go first)
+
+
+class Recent(list[str]):
+    """A list that keeps only its last `cap` items: what peers can make us note (refusals)
+    must not grow without end, while the players still read the latest."""
+
+    def __init__(self, cap: int) -> None:
+        super().__init__()
+        self.cap = cap
+
+    def append(self, item: str) -> None:
+        super().append(item)
+        if len(self) > self.cap:
+            del self[: len(self) - self.cap]
+
+
+# Message type -> the Node method that handles it (its schema: net/messages.py).
+HANDLERS: dict[str, str] = {
+    "have": "_on_gossip", "events": "_on_gossip", "refused": "_on_gossip",
+    "lobby": "_on_lobby", "sit": "_on_request", "ready": "_on_request",
+    "lobby_error": "_on_lobby_error", "knock": "_on_knock", "ping": "_on_ping",
+    "takeover_ask": "_on_takeover", "takeover_yes": "_on_takeover",
+    "takeover_no": "_on_takeover", "takeover_off": "_on_takeover",
+}
 
 
 class Node:
@@ -122,9 +153,12 @@ class Node:
         self.writer: ReplayWriter | None = None
         self.changed = trio.Event()
         self.knocks: dict[bytes, dict[int, bytes | None]] = {}  # draw id -> seat -> knock or None
+        # Answers to a draw we do not hold yet (it may be on its way), unchecked, so at most
+        # one per sender and seat, judged when that draw becomes the head (`_on_knock`).
+        self.early_knocks: dict[tuple[bytes, int], dict[str, Any]] = {}
         self.done = trio.Event()
         self.stopped: str | None = None  # why the game stopped before its end
-        self.faults: list[str] = []  # the latest refusals, for the players (at most MAX_FAULTS)
+        self.faults: list[str] = Recent(MAX_FAULTS)  # the latest refusals, for the players
         self.fault_count = 0  # every refusal ever
         self.pace = 0.0  # seconds each of our bots waits before it moves
         self.spectator = False  # watches only: holds no seat, dials only the host
@@ -233,6 +267,17 @@ class Node:
                      "agreed while its player was away")
 
     def _forget_promises(self) -> None:
+        """The log moved on: what was kept for an earlier seq goes (takeover promises, and
+        knocks for any draw but the head), so no table a peer can fill outlives its seq."""
+        head = self.table.head
+        for draw in [d for d in self.knocks if d != head]:
+            del self.knocks[draw]
+        early, self.early_knocks = self.early_knocks, {}
+        for (sender, _), msg in early.items():
+            if msg["draw"] == head:
+                self._on_knock(sender, msg)
+            elif not self.table.holds(msg["draw"]):
+                self.early_knocks[(sender, msg["seat"])] = msg  # still ahead of us
         seq = self.table.seq
         for n in [n for n in self.promises if n < seq]:
             del self.promises[n]
@@ -368,7 +413,7 @@ class Node:
                                "connected to this table: try again later"})
             await fs.aclose()
             return
-        link = Link(key, fs, dialled_by)
+        link = Link(key, fs, dialled_by, remote_address(fs))
         self.links[key] = link
         task_status.started()
         self.say(f"connected to {fingerprint(key)}")
@@ -460,74 +505,122 @@ class Node:
     # ------------------------------------------------------------ messages
 
     def dispatch(self, key: bytes, msg: dict[str, Any]) -> None:
-        t = msg.get("t")
-        if t in ("have", "events", "refused"):
-            self.deliver(self.replica.received(key, msg))
-            if t == "have":
-                self.wake()
-        elif t == "lobby":
-            self._on_lobby(key, msg)
-        elif t in ("sit", "ready"):
-            self._on_request(key, msg)
-        elif t == "knock":
-            self._on_knock(key, msg)
-        elif t == "lobby_error":
-            if self.lobby is not None and key == self.lobby.host:
-                self.say(f"the host refused our request: {str(msg.get('reason'))[:200]}")
-        elif t == "ping":
-            pass
-        elif t in ("takeover_ask", "takeover_yes", "takeover_no", "takeover_off"):
-            self._on_takeover(key, msg)
-        else:
-            self._blame(f"refused from {fingerprint(key)}: unknown message {t!r:.30}")
-
-    def _on_lobby(self, key: bytes, msg: dict[str, Any]) -> None:
-        if self.lobby is not None and self.lobby.host == self.me:
-            return  # the host keeps its own lobby
-        if self.lobby is not None and key != self.lobby.host:
+        """Hand a peer's message to its handler: first the type (net/messages.py), then
+        whether this peer may send it at all (before anything inside it is read), then
+        its schema. Each refusal names the peer and what was wrong; the handlers behind
+        this are total on messages of their schema (tests/test_hostile_messages.py)."""
+        who = fingerprint(key)
+        try:
+            mt = message_type(msg)
+        except MessageError as e:
+            self._blame(f"refused from {who}: {e}")
+            return
+        why = self._may_not_send(key, mt)
+        if why is not None:
+            self._blame(f"refused from {who}: a {mt.name} message {why}")
             return
         try:
+            mt.check(msg)
+        except MessageError as e:
+            self._blame(f"refused from {who}: {e}")
+            return
+        getattr(self, HANDLERS[mt.name])(key, msg)
+
+    def _may_not_send(self, key: bytes, mt: MessageType) -> str | None:
+        """Why `key` may not send a message of this type to us (None: it may)."""
+        lobby = self.lobby
+        if mt.sender is Sender.ANYONE:
+            return None
+        if mt.sender is Sender.SEATED:
+            if lobby is None or key not in lobby.owners():
+                return "from a peer that holds no seat"
+            return None
+        if mt.sender is Sender.GUEST:
+            return None if lobby is not None and lobby.host == self.me else "is for the host"
+        # Sender.HOST: the lobby's host; before we hold a lobby, the peer we dialled for it.
+        if lobby is not None:
+            return None if key == lobby.host and key != self.me else "from a peer that is not the host"
+        link = self.links.get(key)
+        if link is None or link.dialled_by != self.me:
+            return "from a peer that is not the host"
+        return None
+
+    def _on_gossip(self, key: bytes, msg: dict[str, Any]) -> None:
+        self.deliver(self.replica.received(key, msg))
+        if msg["t"] == "have":
+            self.wake()
+
+    def _on_lobby_error(self, key: bytes, msg: dict[str, Any]) -> None:
+        self.say(f"the host refused our request: {msg['reason'][:200]}")
+
+    def _on_ping(self, key: bytes, msg: dict[str, Any]) -> None:
+        pass  # its arrival is all it says (the receiver notes when a peer was heard)
+
+    def _on_lobby(self, key: bytes, msg: dict[str, Any]) -> None:
+        """The host's lobby (a guest's only source of seats and addresses). Once the game
+        started, its seats are the log's: a lobby that changes them is refused."""
+        who = fingerprint(key)
+        try:
             lobby = Lobby.from_msg(msg)
-        except (LobbyError, ValueError) as e:
-            self.faults.append(f"refused a lobby message: {e}")
+        except LobbyError as e:
+            self._blame(f"refused from {who}: {e}")
             return
         if lobby.table_id != self.table_id:
+            self._blame(f"refused from {who}: a lobby of another table")
+            return
+        if lobby.host != key:
+            self._blame(f"refused from {who}: a lobby whose host is another peer")
+            return
+        if self.table.genesis is not None and self.lobby is not None and \
+                _seating(lobby) != _seating(self.lobby):
+            self._blame(f"refused from {who}: a lobby that changes the seats after the start")
             return
         self.lobby = lobby
         self.wake()
 
     def _on_request(self, key: bytes, msg: dict[str, Any]) -> None:
+        """A guest's `sit` or `ready` (to us, the host). A sit is taken whole or not at
+        all, and the guest is seated at the IP address its connection comes from."""
         lobby = self.lobby
-        if lobby is None or lobby.host != self.me or self.table.genesis is not None:
-            if msg.get("t") == "sit" and self.table.genesis is not None:
-                link = self.links.get(key)
-                if link is not None:
-                    link.send({"t": "lobby_error", "reason": "the game has started: you may only watch"})
+        assert lobby is not None  # Sender.GUEST: we are the host
+        link = self.links.get(key)
+        if self.table.genesis is not None:
+            if msg["t"] == "sit" and link is not None:
+                link.send({"t": "lobby_error", "reason": "the game has started: you may only watch"})
             return
         try:
             if msg["t"] == "sit":
-                claims = msg.get("claims")
-                addr = msg.get("address")
-                if not isinstance(claims, list) or not isinstance(addr, list) or len(addr) != 2:
-                    raise LobbyError("a malformed sit request")
-                for seat, c in claims:
-                    claim = Claim.from_msg(c)
-                    if claim.owner != key:
-                        raise LobbyError("a peer may only claim seats for itself")
-                    if not isinstance(seat, int):
-                        seat = lobby.free_seats()[0] if lobby.free_seats() else -1
-                    lobby.sit(seat, claim)
-                lobby.addresses[key] = (str(addr[0]), int(addr[1]))
+                self._sit(lobby, key, link, msg)
             else:
-                lobby.set_ready(key, bool(msg.get("ready")))
-        except (LobbyError, KeyError, IndexError, TypeError, ValueError) as e:
-            link = self.links.get(key)
+                lobby.set_ready(key, msg["ready"])
+        except LobbyError as e:
             if link is not None:
                 link.send({"t": "lobby_error", "reason": str(e)[:200]})
             self.say(f"lobby request from {fingerprint(key)} refused: {e}")
             return
         self.broadcast(lobby.to_msg())
         self.wake()
+
+    @staticmethod
+    def _sit(lobby: Lobby, key: bytes, link: Link | None, msg: dict[str, Any]) -> None:
+        if link is None or link.remote is None:
+            raise LobbyError("the host cannot tell which address this peer connects from")
+        before = dict(lobby.claims)
+        try:
+            for seat, c in msg["claims"]:
+                claim = Claim.from_msg(c)
+                if claim.owner != key:
+                    raise LobbyError("a peer may only claim seats for itself")
+                if seat is None:
+                    free = lobby.free_seats()
+                    if not free:
+                        raise LobbyError("the table is full")
+                    seat = free[0]
+                lobby.sit(seat, claim)
+        except LobbyError:
+            lobby.claims = before
+            raise
+        lobby.addresses[key] = (link.remote[0], msg["address"][1])
 
     def set_ready(self, ready: bool) -> None:
         """This peer's person is (not) ready to start: the host marks its own seats, a
@@ -568,35 +661,48 @@ class Node:
 
     def _on_knock(self, key: bytes, msg: dict[str, Any]) -> None:
         """A seat's signed knock or pass for a draw. The signature proves the seat, so any
-        peer may relay it: each new answer goes on to every other link (a missing link
-        must not cost a knocker its chance); the first answer of a seat counts."""
-        seat, draw, k = msg.get("seat"), msg.get("draw"), msg.get("k")
-        who = fingerprint(key)
-        g = self.table.genesis
-        if (not isinstance(seat, int) or not isinstance(draw, bytes) or not isinstance(k, bytes)
-                or g is None or not 0 <= seat < len(g.seats)):
-            self._blame(f"refused from {who}: a malformed knock message")
+        seated peer may relay it: each new answer goes on to every other link (a missing
+        link must not cost a knocker its chance); the first answer of a seat counts.
+
+        Only an answer to the draw that is the log's head is checked and kept: one for an
+        older draw came too late and is dropped; one for a draw we do not hold yet waits
+        in `early_knocks`, one per sender and seat (a peer could send thousands), until
+        that draw is the head. Nothing else is stored before the answer proved itself, so
+        the knock table holds at most one answer per seat, for one draw."""
+        seat, draw, k = msg["seat"], msg["draw"], msg["k"]
+        t = self.table
+        if draw != t.head:
+            if not t.holds(draw):
+                self.early_knocks[(key, seat)] = msg
             return
-        answers = self.knocks.setdefault(draw, {})
+        if t.state is None:
+            return
+        who = fingerprint(key)
+        d = to_act(t.state)
+        if d is None or d.kind != "play" or not any(isinstance(m, Give) for m in legal_moves(t.state)):
+            self._blame(f"refused from {who}: a knock for seat {seat}: no card is open for knocks")
+            return
+        if not seat < t.players or seat == d.seat:
+            self._blame(f"refused from {who}: a knock for seat {seat}: that seat cannot knock "
+                        "for this card")
+            return
+        answers = self.knocks.get(draw, {})
         if seat in answers:
             return
         try:
-            knocked = check_answer(k, key=self.table.keys[seat], game=self.table.game or self.table_id,
-                                   draw_id=draw)
+            knocked = check_answer(k, key=t.keys[seat], game=t.game or self.table_id, draw_id=draw)
         except KnockError as e:
             self._blame(f"refused from {who}: a knock for seat {seat}: {e}")
             return
-        answers[seat] = k if knocked else None
+        self.knocks.setdefault(draw, {})[seat] = k if knocked else None
         self.broadcast(msg, but=key)
         self.wake()
 
     def _blame(self, text: str) -> None:
-        """A refusal the players should know of. The list keeps the latest MAX_FAULTS (a
+        """A refusal the players should know of. `faults` keeps the latest MAX_FAULTS (a
         peer that keeps sending garbage must not grow our memory); `fault_count` counts all."""
         self.fault_count += 1
         self.faults.append(text)
-        if len(self.faults) > MAX_FAULTS:
-            del self.faults[: len(self.faults) - MAX_FAULTS]
         self.say(text)
 
     # ------------------------------------------------------------ playing
@@ -835,9 +941,6 @@ class Node:
         who = fingerprint(key)
         if table.genesis is None or self.lobby is None or self.spectator:
             return
-        if type(seq) is not int:
-            self._blame(f"refused from {who}: a malformed {t} message")
-            return
         link = self.links.get(key)
         if t == "takeover_ask":
             try:
@@ -870,14 +973,9 @@ class Node:
                 if link is not None and seq >= table.seq:
                     link.send({"t": "takeover_off", "seq": seq})  # we no longer ask: release it
                 return
-            signs = msg.get("signs")
             run = self.runners()
-            if not isinstance(signs, list):
-                self._blame(f"refused from {who}: a malformed takeover_yes message")
-                return
-            for item in signs:
-                ok = isinstance(item, list) and len(item) == 2 and item[0] in p.stay \
-                    and run.get(item[0]) == key
+            for item in msg["signs"]:
+                ok = item[0] in p.stay and run.get(item[0]) == key
                 try:
                     if not ok:
                         raise ConsentError("a consent for a seat that peer does not run")
@@ -890,7 +988,7 @@ class Node:
             self._complete_takeover()
         elif t == "takeover_no":
             if self.proposal is not None and self.proposal.seq == seq:
-                self._call_off(f"{who} said no: {str(msg.get('reason'))[:120]}")
+                self._call_off(f"{who} said no: {msg['reason'][:120]}")
         elif t == "takeover_off":
             promise = self.promises.get(seq)
             if promise is not None and promise.proposer == key:
@@ -982,6 +1080,24 @@ class Node:
                               fault="illegal")
         kind, body = move_body(move, knock)
         self.publish(self._sign(seat, kind, body))
+
+
+
+
+def _seating(lobby: Lobby) -> tuple[Any, ...]:
+    """What of a lobby the game's log fixes at the start: the table, the rules, the seats."""
+    return (lobby.table_id, lobby.name, lobby.seats, lobby.host, lobby.spectators, lobby.takeover,
+            sorted((s, c.name, c.key, c.owner, c.bot) for s, c in lobby.claims.items()))
+
+
+def remote_address(fs: FramedStream) -> tuple[str, int] | None:
+    """The IPv4 address and port a connection comes from (None if not a TCP socket)."""
+    sock = getattr(fs.stream, "socket", None)
+    try:
+        host, port = sock.getpeername()[:2]  # type: ignore[union-attr]
+    except (AttributeError, OSError, TypeError, ValueError):
+        return None
+    return (host, port) if isinstance(host, str) and isinstance(port, int) else None
 
 
 def game_path(node: Node) -> Path:

@@ -50,12 +50,15 @@ def _ad(node: Node, lobby: Lobby, variant: str) -> TableAd:
 
 
 async def _dialer(node: Node) -> None:
-    """Keep a link to every other seated peer: the smaller key dials; guests always dial the host."""
+    """Keep a link to every other seated peer: the smaller key dials; guests always dial the host.
+    Only the address of a key that holds a seat is ever dialled (the lobby admits no other,
+    and the host records a guest's address from its connection, not from its word)."""
     while not node.done.is_set():
         lobby = node.lobby
         if lobby is not None:
+            seated = lobby.owners()
             for owner, (host, port) in list(lobby.addresses.items()):
-                if owner == node.me or owner in node.links:
+                if owner == node.me or owner in node.links or owner not in seated:
                     continue
                 if node.spectator and owner != lobby.host:
                     continue  # a spectator follows the game through the host

@@ -28,8 +28,9 @@ from typing import Any, Hashable
 
 from ..log.envelope import Event, EventError, decode_event
 from ..table import TAKEOVER, Fork, Refused, Table, _peek_seq
+from .messages import MAX_BATCH, MessageError, check_message
 
-MAX_BATCH = 64  # events per `events` message
+MAX_REASON = 200  # characters of a refusal's reason we send (a peer's schema allows more)
 MAX_EARLY = 8  # events ahead of our log kept per peer, to be judged once we hold their seq
 MAX_BATCH_BYTES = 48 * 1024  # and bytes of events, so a message always fits one 64 KiB frame
 
@@ -46,6 +47,12 @@ class Fault:
     reason: str
     fault: str
     fork: tuple[bytes, bytes] | None = None
+
+
+def _refusal(seq: int | None, reason: str, fault: str) -> dict[str, Any]:
+    """A `refused` message, always of its schema's form (a reason can quote an attacker's
+    event at length: it is cut to MAX_REASON characters)."""
+    return {"t": "refused", "seq": seq, "reason": reason[:MAX_REASON], "fault": fault[:20]}
 
 
 @dataclass
@@ -93,19 +100,24 @@ class Replica:
         if start < len(events):
             self.alone_from = start
 
-    def received(self, peer: Peer, msg: dict[str, Any]) -> list[Send]:
-        t = msg.get("t")
+    def received(self, peer: Peer, msg: Any) -> list[Send]:
+        """Handle a gossip message; any other value is a fault of class `protocol` (named by
+        its schema, net/messages.py), never an exception."""
+        try:
+            t = check_message(msg).name
+        except MessageError as e:
+            self._fault(peer, None, str(e), "protocol")
+            return []
         if t == "have":
             return self._on_have(peer, msg)
         if t == "events":
             return self._on_events(peer, msg)
         if t == "refused":
-            seq = msg.get("seq")
-            self.faults.append(Fault(peer, seq if isinstance(seq, int) else None,
-                                     f"peer refused our event: {msg.get('reason')!s:.200}",
-                                     str(msg.get("fault"))[:20]))
+            self.faults.append(Fault(peer, msg["seq"],
+                                     f"peer refused our event: {msg['reason']:.200}",
+                                     msg["fault"][:20]))
             return []
-        self._fault(peer, None, f"unknown message type {t!r:.40}", "protocol")
+        self._fault(peer, None, f"a {t} message is not gossip", "protocol")
         return []
 
     # ------------------------------------------------------------ internals
@@ -134,10 +146,7 @@ class Replica:
         return out
 
     def _on_have(self, peer: Peer, msg: dict[str, Any]) -> list[Send]:
-        seq, head = msg.get("seq"), msg.get("head")
-        if not isinstance(seq, int) or isinstance(seq, bool) or seq < 0 or not isinstance(head, bytes):
-            self._fault(peer, None, "malformed have message", "protocol")
-            return []
+        seq, head = msg["seq"], msg["head"]  # of the form of net/messages.py
         mine = self.table.seq
         self.confirmed[peer] = seq
         if seq == mine and head == self.table.head:
@@ -159,11 +168,7 @@ class Replica:
         return []
 
     def _on_events(self, peer: Peer, msg: dict[str, Any]) -> list[Send]:
-        start, items = msg.get("from"), msg.get("items")
-        if (not isinstance(start, int) or isinstance(start, bool) or not isinstance(items, list)
-                or len(items) > MAX_BATCH or not all(isinstance(x, bytes) for x in items)):
-            self._fault(peer, None, "malformed events message", "protocol")
-            return []
+        start, items = msg["from"], msg["items"]  # of the form of net/messages.py
         out: list[Send] = []
         first_new: int | None = None
         for offset, signed in enumerate(items):
@@ -175,7 +180,7 @@ class Replica:
             except Fork as f:
                 self.fork = f
                 self._fault(peer, f.seq, f.reason, "fork", (f.first.signed, f.second.signed))
-                out.append((peer, {"t": "refused", "seq": f.seq, "reason": f.reason, "fault": "fork"}))
+                out.append((peer, _refusal(f.seq, f.reason, "fork")))
                 break
             except Refused as r:
                 if r.fault == "seq" and r.seq is not None and r.seq > self.table.seq:
@@ -196,7 +201,7 @@ class Replica:
                     # `have` if the takeover is called off.
                     break
                 self._fault(peer, r.seq if r.seq is not None else start + offset, r.reason, r.fault)
-                out.append((peer, {"t": "refused", "seq": r.seq, "reason": r.reason, "fault": r.fault}))
+                out.append((peer, _refusal(r.seq, r.reason, r.fault)))
                 break
             if ev is not None:
                 self.accepted.append(ev)
@@ -224,7 +229,7 @@ class Replica:
                     self._fault(peer, f.seq, f.reason, "fork", (f.first.signed, f.second.signed))
                 except Refused as r:
                     self._fault(peer, seq, f"sent ahead of its time: {r.reason}", r.fault)
-                    out.append((peer, {"t": "refused", "seq": seq, "reason": r.reason, "fault": r.fault}))
+                    out.append((peer, _refusal(seq, r.reason, r.fault)))
             if not early:
                 del self._early[peer]
         return out
