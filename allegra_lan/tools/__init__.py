@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence, TextIO
+from typing import Any, Callable, Iterable, Sequence, TextIO
 
 from allegra_lan.log.envelope import Event
 from allegra_lan.log.identity import fingerprint
@@ -88,7 +88,7 @@ class Folded:
         return self.at
 
 
-def fold_log(events: Sequence[bytes], upto: int | None = None,
+def fold_log(events: Iterable[bytes], upto: int | None = None,
              each: Callable[[Event, Table], None] | None = None) -> Folded:
     """Fold `events` (up to seq `upto` inclusive) through a Table, stopping at the first fault.
 
@@ -96,7 +96,8 @@ def fold_log(events: Sequence[bytes], upto: int | None = None,
     is the next seq, and a repeat would shift every later line. An exception
     the engine should never raise is reported as that event's fault rather
     than crashing a tool that is checking a thousand files. `each(event, table)`
-    sees the table just after every event it takes (export's state hashes)."""
+    sees the table just after every event it takes (export's state hashes). `events` may be
+    a stream (verify's ReplayStream): nothing after the first fault is read."""
     t = Table()
     for i, raw in enumerate(events):
         if upto is not None and i > upto:
