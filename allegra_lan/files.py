@@ -30,7 +30,8 @@ class WriteFailed(Exception):
     """A file could not be written (a full disk, no permission); one line naming the file."""
 
 
-def _kind(mode: int) -> str:
+def kind_of(mode: int) -> str:
+    """What a file that is not a regular one is, for a message: `a FIFO`, `a device` ..."""
     if stat.S_ISDIR(mode):
         return "a directory"
     if stat.S_ISFIFO(mode):
@@ -63,7 +64,7 @@ def open_regular(path: str | os.PathLike[str], *, follow: bool = True) -> Binary
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            what = _kind(st.st_mode)
+            what = kind_of(st.st_mode)
             raise FileRefused(f"{name}: not a regular file ({what})" if what.startswith("a ")
                               else f"{name}: {what}")
         os.set_blocking(fd, True)
@@ -164,6 +165,6 @@ def _discard(fd: int, tmp: Path) -> None:
 
 
 __all__ = [
-    "FileRefused", "WriteFailed", "open_regular", "read_regular", "write_failed", "write_all",
+    "FileRefused", "WriteFailed", "kind_of", "open_regular", "read_regular", "write_failed", "write_all",
     "fsync_dir", "write_atomic",
 ]

@@ -12,10 +12,12 @@ replay files for FILE|DIR arguments, and the same one-line error.
 from __future__ import annotations
 
 import json
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence, TextIO
 
+from allegra_lan.files import kind_of
 from allegra_lan.log.envelope import Event
 from allegra_lan.log.identity import fingerprint
 from allegra_lan.log.replay import SUFFIX
@@ -47,17 +49,22 @@ def replay_paths(items: Sequence[str]) -> list[Path]:
     out: list[Path] = []
     for item in items:
         p = Path(item)
-        if p.is_dir():
+        try:
+            mode = p.stat().st_mode
+        except FileNotFoundError:
+            raise ToolError(f"no such file or directory: {item}") from None
+        except OSError as e:
+            raise ToolError(f"{item}: {e.strerror or e}") from None
+        if stat.S_ISDIR(mode):
+            # A FIFO or device named *.allegra inside is passed over, like any other non-file.
             found = sorted(f for f in p.rglob(f"*{SUFFIX}") if f.is_file())
             if not found:
                 raise ToolError(f"no {SUFFIX} files in the directory {item}")
             out.extend(found)
-        elif p.is_file():
+        elif stat.S_ISREG(mode):
             out.append(p)
-        elif p.exists():
-            raise ToolError(f"not a file or directory: {item}")
         else:
-            raise ToolError(f"no such file or directory: {item}")
+            raise ToolError(f"{item}: not a regular file or directory ({kind_of(mode)})")
     return out
 
 

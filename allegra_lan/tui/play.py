@@ -22,6 +22,7 @@ from allegra_lan.bots.base import Bot, UnknownBot, seat_seed
 from allegra_lan.bots.registry import bot_names, make_bot
 from allegra_lan.local import LocalGame, Player, log_tags, simulated_setup
 from allegra_lan.log.identity import Identity, IdentityError, data_dir, load_or_create
+from allegra_lan.files import WriteFailed
 from allegra_lan.log.replay import ReplayWriter, game_stem
 from allegra_lan.rules import RulesetError, ruleset_for
 
@@ -141,8 +142,8 @@ def run_play(args: argparse.Namespace) -> int:
         game, bots, writer, path = start_game(pargs, me, data_dir() / "games")
     except (PlayError, UnknownBot) as e:
         raise UsageError(prog, str(e)) from None
-    except OSError as e:
-        raise UsageError(prog, f"cannot write the replay: {e.strerror or e}") from None
+    except WriteFailed as e:  # a full disk: one line naming the file
+        raise UsageError(prog, str(e)) from None
     client = PlayClient(game, bots, 0, writer=writer, pace=Pace(bot=args.pace), replay_path=path)
     app = make_application(client)
     try:
