@@ -268,6 +268,7 @@ class ReplayWriter:
                                | getattr(os, "O_CLOEXEC", 0), 0o644)
         except OSError as e:
             raise write_failed(self.path, e) from None
+        self._written_result = self.tags["Result"]  # the Result of the header on disk
         self._write(format_header(self.tags).encode("utf-8"))
 
     def _write(self, data: bytes) -> None:
@@ -295,8 +296,9 @@ class ReplayWriter:
         self._lines.append(line)
 
     def finish(self, tags: dict[str, str]) -> None:
-        """Rewrite the file whole with final tags (e.g. Result), atomically; after a failed
-        write this does nothing more (the file keeps its valid prefix)."""
+        """Rewrite the file whole with final tags (e.g. Result), atomically. If that fails (a
+        full disk: the rewrite needs room for a second copy), WriteFailed, and the file stays a
+        valid prefix: an unfinished game whose Result is "*"."""
         self.close()
         if self.failed is not None:
             raise self.failed
@@ -306,7 +308,15 @@ class ReplayWriter:
             write_atomic(self.path, text.encode("utf-8"), mode=0o644, fsync=self.fsync)
         except WriteFailed as e:
             self.failed = e
+            if self._written_result == "*" and self.tags["Result"] != "*" and self._lines:
+                # The file on disk says "unfinished" but holds the event that ended the
+                # game; without it, it is the unfinished game its header says it is.
+                try:
+                    os.truncate(self.path, self._good - len(self._lines[-1]) - 1)
+                except OSError:
+                    pass
             raise
+        self._written_result = self.tags["Result"]
 
     def replace(self, events: list[bytes]) -> None:
         """Rewrite the file whole with these events, atomically, and go on appending

@@ -249,7 +249,7 @@ def run_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"{prog}: the log is refused at seq {folded.fault_seq}: {folded.fault.reason}; "
                   "showing the table before that event\n")
         status = 1
-    elif replay.fault is not None and at == len(events) - 1:
+    elif replay.fault is not None and getattr(args, "at", None) is None:
         # The file breaks after the last event shown: say where, as verify does.
         seq, reason = replay.fault
         err.write(f"{prog}: the file breaks at seq {seq}: {reason}; showing the table "
