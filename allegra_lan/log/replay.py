@@ -269,7 +269,14 @@ class ReplayWriter:
         except OSError as e:
             raise write_failed(self.path, e) from None
         self._written_result = self.tags["Result"]  # the Result of the header on disk
-        self._write(format_header(self.tags).encode("utf-8"))
+        try:
+            self._write(format_header(self.tags).encode("utf-8"))
+        except WriteFailed:
+            try:  # not even the header is there: no file rather than an empty one
+                os.unlink(self.path)
+            except OSError:
+                pass
+            raise
 
     def _write(self, data: bytes) -> None:
         if self.failed is not None:

@@ -33,7 +33,7 @@ from ..log.codec import encode
 from ..log.envelope import Event, sign_event
 from ..log.identity import Identity, fingerprint
 from ..log.knock import KnockError, check_answer, sign_knock
-from ..files import WriteFailed, write_atomic, write_failed
+from ..files import WriteFailed, write_all, write_atomic, write_failed
 from ..log.replay import ReplayWriter, game_stem
 from ..log.takeover import ConsentError, check_consent, sign_consent
 from ..rules import Give, Move, legal_moves, to_act, view
@@ -204,11 +204,20 @@ class Node:
         path = game_path(self).with_suffix(".superseded")
         try:
             self.games_dir.mkdir(parents=True, exist_ok=True)
-            with open(path, "a", encoding="ascii") as f:
-                f.writelines(base64.b64encode(e.signed).decode() + "\n" for e in dropped)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            try:
+                size = os.fstat(fd).st_size
+                try:
+                    write_all(fd, "".join(base64.b64encode(e.signed).decode() + "\n"
+                                          for e in dropped).encode("ascii"))
+                except OSError:
+                    os.ftruncate(fd, size)  # whole lines or nothing (a full disk)
+                    raise
+            finally:
+                os.close(fd)
             where = f" (kept in {path})"
-        except OSError:
-            where = ""
+        except OSError as e:
+            where = f" ({write_failed(path, e)})"
         if self.writer is not None:
             self.writer.replace([e.signed for e in self.table.events])
         else:
