@@ -582,3 +582,19 @@ def test_read_regular_never_reads_past_its_limit(tmp_path: Path) -> None:
     with pytest.raises(FileRefused, match="symlink"):
         read_regular(link, 100, follow=False)
     assert stat.S_ISREG(os.stat(f).st_mode)
+
+
+# ------------------------------------------------------------------ the class, not the instance
+
+READERS = ["log/replay.py", "log/identity.py", "tools/__init__.py", "tools/verify.py", "tools/render.py",
+           "tools/export.py", "tools/standings.py", "tools/diff.py", "tui/stepper.py", "tui/replay_view.py",
+           "tui/play.py", "net/session.py", "net/seats_file.py", "simulate.py", "local.py", "cli.py"]
+
+
+@pytest.mark.parametrize("module", READERS)
+def test_no_command_opens_a_user_given_file_but_through_files_py(module: str) -> None:
+    """Every read of a path a user names goes through files.open_regular (via read_replay,
+    ReplayStream or read_regular), so no command can forget the regular-file check."""
+    text = (ROOT / "allegra_lan" / module).read_text(encoding="utf-8")
+    for call in (".read_bytes(", ".read_text(", " open(", "(open(", "io.open("):
+        assert call not in text, f"{module} calls {call.strip('( ')} itself"
