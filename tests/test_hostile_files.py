@@ -598,3 +598,33 @@ def test_no_command_opens_a_user_given_file_but_through_files_py(module: str) ->
     text = (ROOT / "allegra_lan" / module).read_text(encoding="utf-8")
     for call in (".read_bytes(", ".read_text(", " open(", "(open(", "io.open("):
         assert call not in text, f"{module} calls {call.strip('( ')} itself"
+
+
+PLAY_ON_A_FULL_DISK = r"""
+import json, sys
+from pathlib import Path
+from allegra_lan.bots.driver import play_game
+from allegra_lan.local import log_tags
+from allegra_lan.log.identity import Identity
+from allegra_lan.rules import ruleset_for
+from allegra_lan.tui.play import PlayArgs, start_game
+game, bots, writer, path = start_game(PlayArgs(variant="allegra", players=2, seed=3, name="ann"),
+                                      Identity.from_seed(b"me"), Path(sys.argv[1]))
+play_game(ruleset_for("allegra"), 2, game.table.seed, ["greedy", "greedy"], record=game)
+writer.finish(log_tags(game.table))  # what the screen does at the end: no exception
+print(json.dumps({"failed": str(writer.failed), "events": game.table.seq, "path": path.name}))
+"""
+
+
+@full_disk
+def test_the_play_screen_goes_on_when_the_disk_fills_and_keeps_a_valid_prefix(tmp_path: Path) -> None:
+    (tmp_path / "play.py").write_text(PLAY_ON_A_FULL_DISK, encoding="utf-8")
+    in_tiny_disk(tmp_path, "32k", '"$PY" "$T/play.py" "$D/games" > "$T/out" 2> "$T/err"; '
+                                  'echo $? > "$T/rc"; cp -a "$D/games" "$T/games"')
+    assert (tmp_path / "rc").read_text().strip() == "0", (tmp_path / "err").read_text()
+    done = json.loads((tmp_path / "out").read_text())
+    games = tmp_path / "games"
+    assert done["failed"] == f"the disk is full: could not write {tmp_path / 'disk' / 'games' / done['path']}"
+    v = allegra(tmp_path, "replay", "verify", games / done["path"])
+    assert v.returncode == 0 and "unfinished after seq" in v.stdout, v.stdout
+    assert int(v.stdout.split("unfinished after seq ")[1].split(")")[0]) < done["events"] - 1
