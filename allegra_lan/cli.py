@@ -3,7 +3,10 @@
 Every mistake in the arguments is reported as one line on stderr,
 `allegra <command>: error: <what is wrong>`, with exit status 2 (argparse's
 own convention), and never as a traceback: a user who mistyped a number
-should read what to fix, not a stack.
+should read what to fix, not a stack. One exit-status rule holds for every
+command (EXIT_RULE below, also in `allegra --help`): a file that cannot be
+read (or written) is treated like a bad argument, status 2; a file that was
+read but failed a check is status 1.
 """
 
 from __future__ import annotations
@@ -14,6 +17,16 @@ import sys
 from typing import Callable, NoReturn, Sequence
 
 from allegra_lan import __version__
+from allegra_lan.files import FileRefused, WriteFailed
+
+
+EXIT_RULE = (
+    "exit status: 0 done (every file OK); 1 a file was read but failed a check (verify, "
+    "standings, show, export), the logs differ (diff); "
+    "2 a bad argument, or a file that cannot be read as a replay (missing, unreadable, not a "
+    "regular file, not a replay, a line too long) or cannot be written (a full disk), "
+    "named in one line on stderr."
+)
 
 
 class UsageError(Exception):
@@ -134,6 +147,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="allegra",
         description="ALLEGRA and ALLEGRA Grande (Golf-family card games) on a home network.",
+        epilog=EXIT_RULE,
     )
     parser.add_argument("--version", action="version", version=f"allegra {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="command")
@@ -212,6 +226,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             return handler(args)
         except _command_errors() as e:
+            raise UsageError(args.prog, str(e)) from None
+        except (WriteFailed, FileRefused) as e:  # a full disk, a FIFO given as a file: one line
             raise UsageError(args.prog, str(e)) from None
     except UsageError as e:
         print(f"{e.prog}: error: {e.message}", file=sys.stderr)

@@ -18,6 +18,7 @@ from typing import Sequence
 from allegra_lan.bots.driver import ACTION_VALUES, GameStats, play_game
 from allegra_lan.bots.registry import bot_names
 from allegra_lan.local import LocalGame, Player, SimulatedSetup, log_tags, simulated_setup
+from allegra_lan.files import WriteFailed
 from allegra_lan.log.replay import ReplayWriter
 from allegra_lan.rules.ruleset import Ruleset, RulesetError, ruleset_for
 
@@ -143,15 +144,14 @@ def _recorded_game(ruleset: Ruleset, args: SimulateArgs, g: int, names: Sequence
             "Date": time.strftime("%Y.%m.%d", time.gmtime()), "Round": str(g + 1),
             **log_tags(game.table)}
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        writer = ReplayWriter(path, tags, fsync=False)
-    except OSError as e:
-        raise SimulateError(f"cannot write {path}: {e.strerror or e}") from None
-    for ev in game.table.events:
-        writer.append(ev.signed)
-    game.writer = writer
-    _, stats = play_game(ruleset, args.players, setup.seed, names, record=game)
-    writer.finish(log_tags(game.table))
+        writer = ReplayWriter(path, tags, fsync=False)  # makes the directory too
+        for ev in game.table.events:
+            writer.append(ev.signed)
+        game.writer = writer
+        _, stats = play_game(ruleset, args.players, setup.seed, names, record=game)
+        writer.finish(log_tags(game.table))
+    except WriteFailed as e:  # a full disk: one line; the file keeps its valid prefix
+        raise SimulateError(str(e)) from None
     return stats
 
 

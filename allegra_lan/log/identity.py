@@ -10,10 +10,13 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from nacl.signing import SigningKey
+
+from ..files import FileRefused, WriteFailed, read_regular, write_atomic
 
 KEY_FILE = "identity.key"
 
@@ -61,28 +64,63 @@ class Identity:
         return cls(SigningKey(hashlib.blake2b(seed, digest_size=32).digest()))
 
 
+KEY_TEXT = 65  # 64 hex digits and a line break; a few more bytes are tolerated, not kilobytes
+
+
+def _check_private(path: Path) -> None:
+    """Refuse a key file that is a symlink, not a regular file, or open to others, as ssh
+    does: a key readable by others is no longer this player's alone, and a symlink may
+    point where someone else can write."""
+    st = os.lstat(path)
+    if stat.S_ISLNK(st.st_mode):
+        raise IdentityError(f"{path}: the key file is a symlink; refused (put the key file itself there)")
+    if not stat.S_ISREG(st.st_mode):
+        raise IdentityError(f"{path}: the key file is not a regular file")
+    mode = stat.S_IMODE(st.st_mode)
+    if mode & 0o077:
+        how = "readable" if mode & 0o044 else "writable" if mode & 0o022 else "open"
+        raise IdentityError(f"{path}: the key file is {how} by others (mode {mode:04o}): "
+                            f"chmod 600 {path}")
+
+
+def _read_key(path: Path) -> SigningKey:
+    _check_private(path)
+    try:
+        data = read_regular(path, 4 * KEY_TEXT, follow=False, what="key file")
+    except FileRefused as e:
+        raise IdentityError(str(e)) from None
+    if not data:
+        raise IdentityError(f"{path}: the key file is empty (an interrupted write?); "
+                            "delete it to make a new key")
+    try:
+        seed = bytes.fromhex(data.decode("ascii").strip())
+    except (UnicodeDecodeError, ValueError):
+        raise IdentityError(f"{path}: not a key file (expected 64 hex digits)") from None
+    if len(seed) != 32:
+        raise IdentityError(f"{path}: not a key file (expected 64 hex digits)")
+    return SigningKey(seed)
+
+
 def load_or_create(directory: Path | None = None) -> tuple[Identity, bool]:
-    """The key pair kept in `directory` (made, with mode 0600, if absent); True if made now."""
+    """The key pair kept in `directory` (made, with mode 0600, if absent); True if made now.
+
+    A new key is written whole or not at all (temporary name, fsync, then linked
+    to its name, which never replaces a key another process made meanwhile), so
+    a full disk or a crash cannot leave an empty or partial key file behind."""
     directory = directory or config_dir()
     path = directory / KEY_FILE
     try:
-        if path.exists():
-            text = path.read_text(encoding="ascii").strip()
-            try:
-                seed = bytes.fromhex(text)
-            except ValueError:
-                raise IdentityError(f"{path}: not a key file (expected 64 hex digits)") from None
-            if len(seed) != 32:
-                raise IdentityError(f"{path}: not a key file (expected 64 hex digits)")
-            return Identity(SigningKey(seed)), False
-        directory.mkdir(parents=True, exist_ok=True)
+        if os.path.lexists(path):
+            return Identity(_read_key(path)), False
+        directory.mkdir(parents=True, exist_ok=True, mode=0o700)
         key = SigningKey.generate()
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w", encoding="ascii") as f:
-            f.write(bytes(key).hex() + "\n")
+        try:
+            write_atomic(path, (bytes(key).hex() + "\n").encode("ascii"), mode=0o600, replace=False)
+        except FileExistsError:  # made by another process just now: use that one
+            return Identity(_read_key(path)), False
+        except WriteFailed as e:
+            raise IdentityError(str(e)) from None
         return Identity(key), True
-    except UnicodeDecodeError:
-        raise IdentityError(f"{path}: not a key file (expected 64 hex digits)") from None
     except IdentityError:
         raise
     except OSError as e:

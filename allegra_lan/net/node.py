@@ -33,6 +33,7 @@ from ..log.codec import encode
 from ..log.envelope import Event, sign_event
 from ..log.identity import Identity, fingerprint
 from ..log.knock import KnockError, check_answer, sign_knock
+from ..files import WriteFailed, write_all, write_atomic, write_failed
 from ..log.replay import ReplayWriter, game_stem
 from ..log.takeover import ConsentError, check_consent, sign_consent
 from ..rules import Give, Move, legal_moves, to_act, view
@@ -227,14 +228,22 @@ class Node:
 
     def _persist(self, ev: Event) -> None:
         """Append to this game's replay in the data directory (made at the genesis, with
-        every tag the genesis fixes, so a file cut short by a crash still verifies)."""
-        if self.writer is None:
-            self.games_dir.mkdir(parents=True, exist_ok=True)
-            path = game_path(self).with_suffix(".allegra")
-            tags = {"Event": "allegra-lan game", "Site": "allegra-lan",
-                    "Date": time.strftime("%Y.%m.%d", time.gmtime()), **log_tags(self.table)}
-            self.writer = ReplayWriter(path, tags)
-        self.writer.append(ev.signed)
+        every tag the genesis fixes, so a file cut short by a crash still verifies).
+
+        A write that fails (a full disk) stops the game for this peer: a peer that
+        cannot keep the log cannot vouch for it. The file keeps its valid prefix, and
+        WriteFailed (one line naming the file) goes up to the command."""
+        try:
+            if self.writer is None:
+                path = game_path(self).with_suffix(".allegra")
+                tags = {"Event": "allegra-lan game", "Site": "allegra-lan",
+                        "Date": time.strftime("%Y.%m.%d", time.gmtime()), **log_tags(self.table)}
+                self.writer = ReplayWriter(path, tags)  # makes the games directory too
+            self.writer.append(ev.signed)
+        except WriteFailed as e:
+            self.stopped = str(e)
+            self.done.set()
+            raise
 
     def _superseded(self) -> None:
         """A takeover replaced moves our seats wrote while we were cut off: keep them as
@@ -244,11 +253,20 @@ class Node:
         path = game_path(self).with_suffix(".superseded")
         try:
             self.games_dir.mkdir(parents=True, exist_ok=True)
-            with open(path, "a", encoding="ascii") as f:
-                f.writelines(base64.b64encode(e.signed).decode() + "\n" for e in dropped)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            try:
+                size = os.fstat(fd).st_size
+                try:
+                    write_all(fd, "".join(base64.b64encode(e.signed).decode() + "\n"
+                                          for e in dropped).encode("ascii"))
+                except OSError:
+                    os.ftruncate(fd, size)  # whole lines or nothing (a full disk)
+                    raise
+            finally:
+                os.close(fd)
             where = f" (kept in {path})"
-        except OSError:
-            where = ""
+        except OSError as e:
+            where = f" ({write_failed(path, e)})"
         if self.writer is not None:
             self.writer.replace([e.signed for e in self.table.events])
         else:
@@ -749,11 +767,12 @@ class Node:
         path = game_path(self).with_suffix(".fork")
         try:
             self.games_dir.mkdir(parents=True, exist_ok=True)
-            path.write_text("".join(base64.b64encode(e).decode() + "\n"
-                                    for e in (fork.first.signed, fork.second.signed)))
+            write_atomic(path, "".join(base64.b64encode(e).decode() + "\n"
+                                       for e in (fork.first.signed, fork.second.signed)).encode(),
+                         mode=0o644)
             where = f"; both events are kept in {path}"
-        except OSError:
-            where = ""
+        except (OSError, WriteFailed) as e:
+            where = f"; {e}" if isinstance(e, WriteFailed) else ""
         self.say(f"the game stopped: a fork: {fingerprint(fork.first.author)} signed two different "
                  f"events for seq {fork.seq}{where}")
         self.stopped = "fork"
@@ -1111,7 +1130,9 @@ def seats_path(node: Node) -> Path:
 
 def save_seats(node: Node) -> None:
     """Write what this node needs to resume the game: the lobby, its seats' keys, bots
-    and nonces, its port and the PIN; private (mode 0600), written whole, then renamed."""
+    and nonces, its port and the PIN; private (mode 0600), written whole, then renamed.
+    A write that fails (a full disk) is WriteFailed naming the file, and the old file
+    (if any) stays whole."""
     assert node.lobby is not None
     data = encode({
         "lobby": node.lobby.to_msg(), "port": node.port, "pin": node.pin or "",
@@ -1120,14 +1141,11 @@ def save_seats(node: Node) -> None:
                   for seat, sp in sorted(node.players.items())],
     })
     path = seats_path(node)
-    node.games_dir.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    try:
+        node.games_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise write_failed(node.games_dir, e) from None
+    write_atomic(path, data, mode=0o600)
 
 
 def bot_for(name: str) -> Bot:

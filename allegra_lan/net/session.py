@@ -229,13 +229,12 @@ def has_person_seat(replay_path: Path) -> bool:
     """Whether a person (not a bot) played one of this peer's seats of that game, so
     `allegra resume` goes on in the full-screen client; False if unreadable (run_resume
     then says what is wrong)."""
-    from ..log.codec import CodecError, decode
     from .node import SEATS_SUFFIX
+    from .seats_file import SeatsFileError, read_seats
 
     try:
-        data = decode(replay_path.with_suffix(SEATS_SUFFIX).read_bytes(), max_size=1 << 20)
-        return any(isinstance(s, list) and len(s) == 4 and s[2] == "" for s in data["seats"])
-    except (OSError, CodecError, KeyError, TypeError):
+        return any(s.bot == "" for s in read_seats(replay_path.with_suffix(SEATS_SUFFIX)).seats)
+    except SeatsFileError:
         return False
 
 
@@ -246,11 +245,10 @@ async def run_resume(interface: str, replay_path: Path, say: Callable[[str], Non
     seats file, listen where it listened, reconnect, catch up, and play to the end.
     A seat a person played is played by `person_bot` from now on, or (`person`) by the
     person again, in the terminal client."""
-    from ..log.codec import CodecError, decode
     from ..log.replay import ReplayError, ReplayWriter, read_replay
     from ..table import Refused
-    from .lobby import LobbyError
     from .node import SEATS_SUFFIX, SeatPlayer
+    from .seats_file import SeatsFileError, read_seats
     from nacl.signing import SigningKey
 
     try:
@@ -259,17 +257,12 @@ async def run_resume(interface: str, replay_path: Path, say: Callable[[str], Non
         raise ResumeError(str(e)) from None
     seats_file = replay_path.with_suffix(SEATS_SUFFIX)
     try:
-        data = decode(seats_file.read_bytes(), max_size=1 << 20)
-        lobby = Lobby.from_msg(data["lobby"])
-        stored = data["seats"]
-        port = int(data["port"])
-        pin = data["pin"] or None
-        identity = Identity(SigningKey(data["node"]))
-    except OSError as e:
-        raise ResumeError(f"{seats_file}: {e.strerror or e} (only the peer that played the game "
-                          "can resume it)") from None
-    except (CodecError, LobbyError, KeyError, TypeError, ValueError) as e:
-        raise ResumeError(f"{seats_file}: not a seats file ({e})") from None
+        stored_file = read_seats(seats_file)  # every field checked against one schema
+    except SeatsFileError as e:
+        raise ResumeError(str(e)) from None
+    lobby, port, pin = stored_file.lobby, stored_file.port, stored_file.pin
+    identity = Identity(SigningKey(stored_file.node))
+    stored = [(s.seat, s.seed, s.bot, s.nonce) for s in stored_file.seats]
     if identity.public not in lobby.owners():
         raise ResumeError(f"{seats_file}: this peer's key holds no seat in the game")
     node = Node(identity, interface, table_id=lobby.table_id, pin=pin,

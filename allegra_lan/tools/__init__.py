@@ -12,10 +12,12 @@ replay files for FILE|DIR arguments, and the same one-line error.
 from __future__ import annotations
 
 import json
+import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence, TextIO
+from typing import Any, Callable, Iterable, Sequence, TextIO
 
+from allegra_lan.files import kind_of
 from allegra_lan.log.envelope import Event
 from allegra_lan.log.identity import fingerprint
 from allegra_lan.log.replay import SUFFIX
@@ -47,17 +49,22 @@ def replay_paths(items: Sequence[str]) -> list[Path]:
     out: list[Path] = []
     for item in items:
         p = Path(item)
-        if p.is_dir():
+        try:
+            mode = p.stat().st_mode
+        except FileNotFoundError:
+            raise ToolError(f"no such file or directory: {item}") from None
+        except OSError as e:
+            raise ToolError(f"{item}: {e.strerror or e}") from None
+        if stat.S_ISDIR(mode):
+            # A FIFO or device named *.allegra inside is passed over, like any other non-file.
             found = sorted(f for f in p.rglob(f"*{SUFFIX}") if f.is_file())
             if not found:
                 raise ToolError(f"no {SUFFIX} files in the directory {item}")
             out.extend(found)
-        elif p.is_file():
+        elif stat.S_ISREG(mode):
             out.append(p)
-        elif p.exists():
-            raise ToolError(f"not a file or directory: {item}")
         else:
-            raise ToolError(f"no such file or directory: {item}")
+            raise ToolError(f"{item}: not a regular file or directory ({kind_of(mode)})")
     return out
 
 
@@ -88,7 +95,7 @@ class Folded:
         return self.at
 
 
-def fold_log(events: Sequence[bytes], upto: int | None = None,
+def fold_log(events: Iterable[bytes], upto: int | None = None,
              each: Callable[[Event, Table], None] | None = None) -> Folded:
     """Fold `events` (up to seq `upto` inclusive) through a Table, stopping at the first fault.
 
@@ -96,7 +103,8 @@ def fold_log(events: Sequence[bytes], upto: int | None = None,
     is the next seq, and a repeat would shift every later line. An exception
     the engine should never raise is reported as that event's fault rather
     than crashing a tool that is checking a thousand files. `each(event, table)`
-    sees the table just after every event it takes (export's state hashes)."""
+    sees the table just after every event it takes (export's state hashes). `events` may be
+    a stream (verify's ReplayStream): nothing after the first fault is read."""
     t = Table()
     for i, raw in enumerate(events):
         if upto is not None and i > upto:

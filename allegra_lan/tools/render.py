@@ -212,8 +212,9 @@ def add_show_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """Exit 0 after showing the table; 1 if the log is refused before SEQ (the table before the
-    fault is shown, and the fault named on stderr); 2 for bad arguments or an unreadable file."""
+    """Exit 0 after showing the table; 1 if the log is refused before SEQ, or (without --at)
+    the file breaks after its last whole event (the table before the fault is shown, and the
+    fault named on stderr, as verify names it); 2 for bad arguments or an unreadable file."""
     prog = prog_of(args, PROG)
     seat = getattr(args, "seat", None)
     show_all = bool(getattr(args, "show_all", False))
@@ -228,6 +229,10 @@ def run_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if at is None:
         if not events:
             out.write(render_setup(Table()))
+            if replay.fault is not None:
+                seq, reason = replay.fault
+                err.write(f"{prog}: the file breaks at seq {seq}: {reason}\n")
+                return 1
             return 0
         at = len(events) - 1
     if not 0 <= at < len(events):
@@ -243,6 +248,12 @@ def run_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if folded.fault is not None:
         err.write(f"{prog}: the log is refused at seq {folded.fault_seq}: {folded.fault.reason}; "
                   "showing the table before that event\n")
+        status = 1
+    elif replay.fault is not None and getattr(args, "at", None) is None:
+        # The file breaks after the last event shown: say where, as verify does.
+        seq, reason = replay.fault
+        err.write(f"{prog}: the file breaks at seq {seq}: {reason}; showing the table "
+                  f"after seq {seq - 1}\n")
         status = 1
     if t.events:
         out.write(f"after {describe_event(t.events[-1], t)}\n\n")

@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 from typing import Iterable, TextIO
 
 from allegra_lan.tools import ToolError, files_and_jobs, prog_of, usage_error
-from allegra_lan.tools.verify import Verdict, jobs_arg, verdict_line, verify_many
+from allegra_lan.tools.verify import (
+    Verdict, jobs_arg, unreadable, unreadable_line, verdict_line, verify_many,
+)
 
 PROG = "allegra replay standings"
 FORMATS = ("text", "csv")
@@ -113,7 +115,7 @@ def add_standings_arguments(parser: argparse.ArgumentParser) -> None:
         "Sum finished games that verify, per player (told apart by key fingerprint): games, "
         "wins (a shared win counts for each winner), total and mean score, sorted by wins, then "
         "mean. Games that do not verify or are unfinished are left out and listed; exit status "
-        "1 if any was."
+        "1 if any was, 2 if a file could not be read as a replay (named on stderr)."
     )
     parser.add_argument("paths", nargs="+", metavar="FILE|DIR",
                         help="replay files, or directories searched for *.allegra files")
@@ -124,7 +126,9 @@ def add_standings_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_standings(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """Exit 0 if every game counted, 1 if some were left out, 2 for bad arguments."""
+    """Exit 0 if every game counted, 1 if some were left out (read fine, but unfinished or
+    failing verify), 2 for bad arguments or a file that is not a replay at all (one stderr
+    line each; the other files are still ranked)."""
     prog = prog_of(args, PROG)
     fmt = getattr(args, "format", "text")
     if fmt not in FORMATS:
@@ -133,7 +137,15 @@ def run_standings(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         paths, jobs = files_and_jobs(args)
     except ToolError as e:
         return usage_error(err, prog, str(e))
-    s = standings(verify_many(paths, jobs))
+    verdicts = []
+    unread = 0
+    for v in verify_many(paths, jobs):
+        if unreadable(v):
+            err.write(unreadable_line(prog, v) + "\n")
+            unread += 1
+        else:
+            verdicts.append(v)
+    s = standings(verdicts)
     if fmt == "csv":
         write_csv(s, out)
         for line in left_out_lines(s):
@@ -141,7 +153,8 @@ def run_standings(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     else:
         out.write(format_text(s))
     out.flush()
-    return 1 if s.left_out else 0
+    err.flush()
+    return 2 if unread else 1 if s.left_out else 0
 
 
 __all__ = [

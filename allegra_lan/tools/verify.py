@@ -13,7 +13,6 @@ replay is checked by something.
 from __future__ import annotations
 
 import argparse
-import base64
 import os
 import re
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -24,7 +23,7 @@ from typing import Callable, Iterator, Sequence, TextIO
 from allegra_lan.local import log_tags, result_tags
 from allegra_lan.log.envelope import decode_event
 from allegra_lan.log.identity import fingerprint
-from allegra_lan.log.replay import Replay, ReplayError, parse_replay
+from allegra_lan.log.replay import Replay, ReplayError, ReplayStream, read_replay
 from allegra_lan.rules import ruleset_from_dict, to_act
 from allegra_lan.table import Fork, Table
 from allegra_lan.tools import (
@@ -105,39 +104,10 @@ def check_header(tags: dict[str, str], table: Table, *, whole: bool = True) -> s
 
 
 def read_for_verify(path: str | os.PathLike[str]) -> Replay:
-    """Read a replay as `read_replay` does, and also name the line of two faults it cannot:
-
-    a byte that is not UTF-8 inside an event line (the file as a whole is then
-    not text, but the fault belongs to that seq), and a line whose base64 is
-    not the one encoding of its bytes (base64 ignores a character's unused
-    low bits, so a flipped bit there would change the file but no event)."""
-    name = str(path)
-    try:
-        data = Path(path).read_bytes()
-    except OSError as e:
-        raise ReplayError(f"{name}: {e.strerror or e}") from None
-    bad_line: tuple[int, str] | None = None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        sep = data.find(b"\n\n")
-        if sep == -1 or e.start < sep + 2:
-            raise ReplayError(f"{name}: not a replay file (not UTF-8 text)") from None
-        line_start = data.rfind(b"\n", 0, e.start) + 1
-        seq = data.count(b"\n", sep + 2, line_start)
-        bad_line = (seq, "the line is not base64 of a signed event (it holds a byte that is not text)")
-        data = data[:line_start]
-        text = data.decode("utf-8")
-    r = parse_replay(data, name)
-    if bad_line is not None and (r.fault is None or bad_line[0] < r.fault[0]):
-        r.fault = bad_line
-    lines = text.partition("\n\n")[2].split("\n")
-    for i, raw in enumerate(r.events):
-        if base64.b64encode(raw).decode("ascii") != lines[i]:
-            del r.events[i:]
-            r.fault = (i, "the line is not the canonical base64 of its event")
-            break
-    return r
+    """Read a replay as `read_replay` does, and also refuse a line whose base64 is not the
+    one encoding of its bytes (base64 ignores a character's unused low bits, so a flipped
+    bit there would change the file but no event)."""
+    return read_replay(path, canonical=True)
 
 
 def _fail(path: str, where: str, reason: str, seq: int | None = None, **kw: object) -> Verdict:
@@ -148,13 +118,15 @@ def verify_file(path: str | os.PathLike[str]) -> Verdict:
     """Verify one replay file; never raises (whatever is wrong is in the verdict)."""
     name = str(path)
     try:
-        replay = read_for_verify(path)
+        # Streamed: each line is checked as it is read, and the first refusal ends the reading.
+        with ReplayStream(path, canonical=True) as stream:
+            replay = stream.replay
+            folded = fold_log(stream)
     except ReplayError as e:
         msg = str(e)
         if msg.startswith(name + ": "):
             msg = msg[len(name) + 2:]
         return _fail(name, "file", msg)
-    folded = fold_log(replay.events)
     t = folded.table
     seats = tuple((s.name, fingerprint(s.key)) for s in t.genesis.seats) if t.genesis else ()
     notes = list(replay.notes)
@@ -291,7 +263,8 @@ def add_verify_arguments(parser: argparse.ArgumentParser) -> None:
     parser.description = (
         "Check replay files: signatures, the hash chain, the seed ceremony, every move's "
         "legality, and the header (players, keys, variant, game id, Result) against the log. "
-        "Prints one line per file and a summary; exit status 0 only if every file is OK."
+        "Prints one line per file and a summary; exit status 0 if every file is OK, 1 if one "
+        "failed a check, 2 if one could not be read as a replay (named on stderr)."
     )
     parser.add_argument("paths", nargs="+", metavar="FILE|DIR",
                         help="replay files, or directories searched for *.allegra files")
@@ -309,6 +282,8 @@ def _is_tty(stream: TextIO) -> bool:
 
 
 def run_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Exit 0 if every file is OK, 1 if one read fine but failed a check, 2 if one could
+    not be read as a replay at all (named on stderr, one line each) or the arguments are bad."""
     prog = prog_of(args, PROG)
     try:
         paths, jobs = files_and_jobs(args)
@@ -316,29 +291,48 @@ def run_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return usage_error(err, prog, str(e))
     bar = Progress(err, len(paths),
                    bool(getattr(args, "progress", False)) or (len(paths) > PROGRESS_OVER and _is_tty(err)))
-    counts = {"ok": 0, "unfinished": 0, "fail": 0}
+    counts = {"ok": 0, "unfinished": 0, "fail": 0, "unreadable": 0}
     bar.draw()
     for v in verify_many(paths, jobs, bar.update):
         bar.clear()
-        out.write(verdict_line(v) + "\n")
-        for line in fork_lines(v):
-            out.write(line + "\n")
-        out.flush()
+        if unreadable(v):
+            err.write(unreadable_line(prog, v) + "\n")
+            err.flush()
+            counts["unreadable"] += 1
+        else:
+            out.write(verdict_line(v) + "\n")
+            for line in fork_lines(v):
+                out.write(line + "\n")
+            out.flush()
+            counts["ok" if v.ok else "fail"] += 1
+            counts["unfinished"] += v.unfinished
         bar.draw()
-        counts["ok" if v.ok else "fail"] += 1
-        counts["unfinished"] += v.unfinished
     bar.clear()
     total = len(paths)
     summary = f"{total} file{'s' if total != 1 else ''}: {counts['ok']} OK"
     if counts["unfinished"]:
         summary += f" ({counts['unfinished']} unfinished)"
     summary += f", {counts['fail']} failed"
+    if counts["unreadable"]:
+        summary += f", {counts['unreadable']} unreadable"
     out.write(summary + "\n")
     out.flush()
-    return 1 if counts["fail"] else 0
+    return 2 if counts["unreadable"] else 1 if counts["fail"] else 0
+
+
+def unreadable(v: Verdict) -> bool:
+    """A file that could not be read as a replay at all (exit status 2), as opposed to one
+    that was read and failed a check (exit status 1)."""
+    return not v.ok and v.where == "file"
+
+
+def unreadable_line(prog: str, v: Verdict) -> str:
+    """`allegra replay verify: error: PATH: what is wrong`: the one line of an unreadable file."""
+    return f"{prog}: error: {v.path}: {v.reason}"
 
 
 __all__ = [
     "Verdict", "log_tags", "check_header", "read_for_verify", "verify_file", "verdict_line",
     "fork_lines", "verify_many", "Progress", "add_verify_arguments", "run_verify", "jobs_arg",
+    "unreadable", "unreadable_line",
 ]

@@ -22,6 +22,7 @@ from allegra_lan.bots.base import Bot, UnknownBot, seat_seed
 from allegra_lan.bots.registry import bot_names, make_bot
 from allegra_lan.local import LocalGame, Player, log_tags, simulated_setup
 from allegra_lan.log.identity import Identity, IdentityError, data_dir, load_or_create
+from allegra_lan.files import WriteFailed
 from allegra_lan.log.replay import ReplayWriter, game_stem
 from allegra_lan.rules import RulesetError, ruleset_for
 
@@ -86,6 +87,27 @@ def replay_file(games_dir: Path, game: LocalGame, me: Identity) -> Path:
     return path
 
 
+class ScreenWriter(ReplayWriter):
+    """The replay writer of the full-screen game: a write that fails (a full disk) must not
+    tear down the screen mid-move. The first failure is kept in `failed` (the file keeps
+    its valid prefix, see ReplayWriter) and the game goes on unrecorded; `run_play` names
+    the file in one line when the screen closes."""
+
+    def append(self, signed: bytes) -> None:
+        if self.failed is None:
+            try:
+                super().append(signed)
+            except WriteFailed:
+                pass
+
+    def finish(self, tags: dict[str, str]) -> None:
+        if self.failed is None:
+            try:
+                super().finish(tags)
+            except WriteFailed:
+                pass
+
+
 def start_game(args: PlayArgs, me: Identity, games_dir: Path) -> tuple[LocalGame, dict[int, Bot], ReplayWriter, Path]:
     """The signed game (ceremony done), its bots and its replay writer (already holding
     the setup events, fsynced as every later event is)."""
@@ -110,7 +132,7 @@ def start_game(args: PlayArgs, me: Identity, games_dir: Path) -> tuple[LocalGame
     path = replay_file(games_dir, game, me)
     tags = {"Event": table_name, "Site": "allegra-lan",
             "Date": time.strftime("%Y.%m.%d", time.gmtime()), **log_tags(game.table)}
-    writer = ReplayWriter(path, tags)
+    writer = ScreenWriter(path, tags)
     for ev in game.table.events:
         writer.append(ev.signed)
     game.writer = writer
@@ -118,7 +140,8 @@ def start_game(args: PlayArgs, me: Identity, games_dir: Path) -> tuple[LocalGame
 
 
 def run_play(args: argparse.Namespace) -> int:
-    """The `allegra play` command: exit 0 after the game (or a quit), 2 for bad arguments."""
+    """The `allegra play` command: exit 0 after the game (or a quit), 2 for bad arguments or
+    a replay that could not be written (a full disk)."""
     from allegra_lan.cli import UsageError
 
     prog = getattr(args, "prog", PROG)
@@ -141,8 +164,8 @@ def run_play(args: argparse.Namespace) -> int:
         game, bots, writer, path = start_game(pargs, me, data_dir() / "games")
     except (PlayError, UnknownBot) as e:
         raise UsageError(prog, str(e)) from None
-    except OSError as e:
-        raise UsageError(prog, f"cannot write the replay: {e.strerror or e}") from None
+    except WriteFailed as e:  # a full disk: one line naming the file
+        raise UsageError(prog, str(e)) from None
     client = PlayClient(game, bots, 0, writer=writer, pace=Pace(bot=args.pace), replay_path=path)
     app = make_application(client)
     try:
@@ -153,10 +176,12 @@ def run_play(args: argparse.Namespace) -> int:
         client.close()
     if made:
         print("made a new key pair for you (see allegra id)", file=sys.stderr)
+    if writer.failed is not None:
+        raise UsageError(prog, f"{writer.failed}; the replay keeps the game up to there")
     state = "finished" if client.finished else "unfinished"
     print(f"{state} game; replay: {path}")
     return 0
 
 
-__all__ = ["PlayArgs", "PlayError", "parse_bots", "check", "start_game", "replay_file",
+__all__ = ["PlayArgs", "PlayError", "ScreenWriter", "parse_bots", "check", "start_game", "replay_file",
            "run_play", "person_name"]
