@@ -17,6 +17,7 @@ from typing import Any, Awaitable, Callable
 import trio
 
 from .bots.registry import bot_names
+from .files import FileRefused, open_regular
 from .log.identity import Identity, IdentityError, data_dir, load_or_create
 from .rules import RulesetError, ruleset_for
 
@@ -258,7 +259,8 @@ def _report(node) -> int:  # type: ignore[no-untyped-def]
     if node.faults:
         print(f"{len(node.faults)} refused message(s) from peers (see above)")
     state = node.table.state
-    return 0 if state is not None and node.done.is_set() and node.replica.fork is None else 1
+    ended = state is not None and node.done.is_set() and node.stopped is None
+    return 0 if ended and node.replica.fork is None else 1
 
 
 def _cmd_host(args: argparse.Namespace) -> int:
@@ -365,8 +367,10 @@ def _cmd_resume(args: argparse.Namespace) -> int:
     from .net.session import ResumeError, has_person_seat, run_resume
 
     path = Path(args.file)
-    if not path.is_file():
-        raise CommandError(f"no such file: {args.file}")
+    try:
+        open_regular(path).close()  # a FIFO or a device is named as such, never read
+    except FileRefused as e:
+        raise CommandError(str(e)) from None
     if args.bot is None and has_person_seat(path):
         args.name, args.pin = None, None
         return _client(args, resume=path)

@@ -206,6 +206,7 @@ def test_resume_refuses_a_fifo_at_once(tmp_path: Path) -> None:
     os.mkfifo(pipe)
     p = allegra(tmp_path, "resume", pipe, "--interface", "127.0.0.1", "--bot", "greedy", timeout=60)
     one_error_line(p, "allegra resume")
+    assert "not a regular file (a FIFO)" in p.stderr, p.stderr  # not "no such file"
 
 
 def test_a_fifo_inside_a_directory_is_passed_over(tmp_path: Path) -> None:

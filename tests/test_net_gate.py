@@ -92,3 +92,60 @@ def test_refused_handshakes_are_said_once_per_interval_with_a_count() -> None:
     assert all(t.note(10.0 + i / 100, "x") is None for i in range(300))
     later = t.note(10.0 + NOTE_EVERY, "refused a connection: wrong PIN")
     assert later == "refused a connection: wrong PIN (and 300 more like it in the last 5 s)"
+
+
+def test_nothing_of_a_stranger_is_kept_once_its_link_is_gone(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Each key that connects leaves no entry behind when it leaves (issue 9: every per-peer
+    table bounded): 30 strangers that say `have` and go leave `heard`, `confirmed` and the
+    replica's peers empty, and at most MAX_WATCHERS of them were ever linked at once."""
+    import trio
+
+    from allegra_lan.log.identity import Identity
+    from allegra_lan.net.framing import FramedStream
+    from allegra_lan.net.gate import MAX_WATCHERS
+    from allegra_lan.net.framing import ConnectionClosed
+    from allegra_lan.net.handshake import HandshakeError, handshake
+    from allegra_lan.net.node import Node
+
+    table_id = b"\x05" * 16
+    host = Node(Identity.generate(), "127.0.0.1", table_id=table_id, pin=None,
+                games_dir=tmp_path, say=lambda _: None)
+    most = 0
+
+    async def stranger(port: int) -> None:
+        for _ in range(100):  # 30 at once from one address: the gate lets 8 in at a time
+            stream = await trio.open_tcp_stream("127.0.0.1", port)
+            fs = FramedStream(stream)
+            try:
+                await handshake(fs, Identity.generate(), initiator=True, table_id=table_id,
+                                pin=None, expect_keys=None)
+                await fs.send({"t": "have", "seq": 0, "head": b"\x00" * 32})
+                await trio.sleep(0.2)
+                return
+            except (HandshakeError, ConnectionClosed):
+                await trio.sleep(0.05)
+            finally:
+                await fs.aclose()
+        raise AssertionError("a stranger never got in")
+
+    async def main() -> None:
+        nonlocal most
+        async with trio.open_nursery() as n:
+            host._nursery = n
+            port = await n.start(host.serve)
+            with trio.fail_after(60):
+                async with trio.open_nursery() as crowd:
+                    for _ in range(30):
+                        crowd.start_soon(stranger, port)
+                    while True:
+                        most = max(most, len(host.links))
+                        await trio.sleep(0.01)
+                        if not crowd.child_tasks:
+                            break
+                while host.links:
+                    await trio.sleep(0.05)
+            n.cancel_scope.cancel()
+
+    trio.run(main)
+    assert 1 <= most <= MAX_WATCHERS
+    assert host.heard == {} and host.replica.confirmed == {} and host.replica.peers == {}

@@ -88,7 +88,7 @@ def test_a_killed_peer_resumes_and_every_log_ends_identical(tmp_path: Path) -> N
 
 
 @pytest.mark.parametrize("args, message", [
-    (["resume", "/nonexistent.allegra", "--interface", "127.0.0.1"], "no such file"),
+    (["resume", "/nonexistent.allegra", "--interface", "127.0.0.1"], "No such file"),
     (["resume", "x.allegra"], "--interface"),
 ])
 def test_resume_errors_are_one_line(tmp_path: Path, args: list[str], message: str) -> None:

@@ -28,6 +28,7 @@ import trio
 from ..bots.base import Bot
 from ..bots.registry import make_bot
 from ..local import log_tags
+from ..text import one_line
 from ..log.ceremony import commitment
 from ..log.codec import encode
 from ..log.envelope import Event, sign_event
@@ -145,7 +146,8 @@ class Node:
         self.table_id = table_id
         self.pin = pin
         self.games_dir = games_dir
-        self.say = say
+        # Every note passes through one_line: a note may quote what a peer sent.
+        self.say: Callable[[str], None] = lambda text: say(one_line(text))
         self.replica = Replica(Table())
         self.lobby: Lobby | None = None
         self.links: dict[bytes, Link] = {}
@@ -392,7 +394,9 @@ class Node:
         if self.pin is not None and guard.wait(trio.current_time()):
             return False
         try:
-            stream = await trio.open_tcp_stream(host, port)
+            # From the address we were told to use: the host seats us at the address our
+            # connection comes from, and no socket of ours leaves another interface.
+            stream = await trio.open_tcp_stream(host, port, local_address=self.interface)
         except (OSError, OverflowError, ValueError, TypeError):  # unreachable, or no address at all
             return False
         fs = FramedStream(stream, max_frame=HANDSHAKE_MAX_FRAME)
@@ -450,7 +454,8 @@ class Node:
                 del self.links[key]
                 self.replica.disconnected(key)
                 if self.lobby is None or key not in self.lobby.owners():
-                    self.heard.pop(key, None)  # a stranger's last word is not kept for good
+                    self.heard.pop(key, None)  # nothing of a stranger is kept for good
+                    self.replica.confirmed.pop(key, None)
                 self.say(f"lost {fingerprint(key)}: {link.why or 'closed'}")
                 self._peer_left(key)
                 self.wake()
@@ -720,6 +725,7 @@ class Node:
         """A refusal the players should know of. `faults` keeps the latest MAX_FAULTS (a
         peer that keeps sending garbage must not grow our memory); `fault_count` counts all."""
         self.fault_count += 1
+        text = one_line(text)
         self.faults.append(text)
         self.say(text)
 

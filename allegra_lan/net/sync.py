@@ -80,6 +80,7 @@ class Replica:
     def disconnected(self, peer: Peer) -> None:
         self.peers.pop(peer, None)
         self._early.pop(peer, None)
+        self._rewound.pop(peer, None)
 
     def publish(self, signed: bytes) -> list[Send]:
         """Our own new event: take it (Refused propagates: our own move must be legal)."""
