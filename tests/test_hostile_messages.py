@@ -47,7 +47,7 @@ from allegra_lan.net.node import HANDLERS, Link, Node
 from allegra_lan.net.sync import Replica
 from allegra_lan.rules import Give, legal_moves, ruleset_for, to_act
 from allegra_lan.rules.rng import Stream
-from allegra_lan.table import Refused, Table, fold, move_body
+from allegra_lan.table import Refused, fold, move_body
 from allegra_lan.tools.verify import verify_file
 
 from evil_peer import (

@@ -17,7 +17,7 @@ import shutil
 import signal
 import subprocess
 from pathlib import Path
-from typing import Iterator
+
 
 import pytest
 import trio
@@ -37,14 +37,6 @@ PROCESS_LIMIT = 60.0  # seconds one `allegra` game subprocess may take
 ARGS_LIMIT = 20.0  # seconds a refused command may take
 LISTEN = "2"  # seconds `allegra games` listens (its documented minimum for tables already there)
 
-
-@pytest.fixture
-def clis(tmp_path: Path) -> Iterator[CliPool]:
-    pool = CliPool(tmp_path)
-    try:
-        yield pool
-    finally:
-        pool.close()
 
 
 def _specs(*bots: str, prefix: str) -> list[SeatSpec]:

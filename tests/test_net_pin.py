@@ -29,7 +29,7 @@ import time
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 import trio
@@ -810,14 +810,6 @@ def _host(table: str, pin: str) -> list[str]:
 def _join(table: str, pin: str, name: str) -> list[str]:
     return ["join", table, "--interface", LOOPBACK, "--bot", "random", "--pin", pin, "--name", name]
 
-
-@pytest.fixture
-def clis(tmp_path: Path) -> Iterator[CliPool]:
-    pool = CliPool(tmp_path)
-    try:
-        yield pool
-    finally:
-        pool.close()
 
 
 def test_cli_an_empty_pin_is_refused_in_one_line(tmp_path: Path) -> None:

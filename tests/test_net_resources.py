@@ -14,9 +14,8 @@ import socket
 import struct
 import time
 from pathlib import Path
-from typing import Iterator
 
-import pytest
+
 
 from allegra_lan.tools.verify import verify_file
 from net_helpers import LOOPBACK, CliPool, CliRun, unique_table
@@ -24,12 +23,6 @@ from net_helpers import LOOPBACK, CliPool, CliRun, unique_table
 PROCESS_LIMIT = 90.0
 OPEN_LIMIT = 30.0
 
-
-@pytest.fixture
-def clis(tmp_path: Path) -> Iterator[CliPool]:
-    pool = CliPool(tmp_path)
-    yield pool
-    pool.close()
 
 
 def _rss_mb(pid: int) -> float:

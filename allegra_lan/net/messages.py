@@ -22,7 +22,7 @@ from typing import Any
 from ..log.envelope import MAX_EVENT, SIG_LEN
 from ..log.knock import MAX_KNOCK
 from ..log.schema import (
-    EVENT_ID, KEY, SEAT, SEQ, Array, Bool, Bytes, Map, Maybe, OneOf, SchemaError, Spec, Text,
+    EVENT_ID, KEY, SEAT, SEQ, Array, Bytes, Map, Maybe, OneOf, SchemaError, Spec, Text,
     Tuple,
 )
 from .lobby import LOBBY, READY, SIT
