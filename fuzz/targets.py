@@ -140,18 +140,23 @@ def check_codec(data: bytes) -> None:
     """decode: a canonical value that re-encodes to exactly `data`, or CodecError; with a
     key order, only a map with exactly those keys (a caller asked for a map)."""
     for order in (None, KNOCK_KEYS, envelope_mod.KEYS):
-        try:
-            value = decode(data, max_size=MAX_FRAME, key_order=order)
-        except CodecError:
-            continue
-        crash_unless(_canonical_type(value), f"decode returned a value of type {type(value).__name__} "
-                                             "the codec does not allow")
-        if order is not None:
-            crash_unless(type(value) is dict and tuple(value) == tuple(order),
-                         f"decode(key_order={list(order)}) returned {type(value).__name__} "
-                         f"{_short(value)}, not a map with exactly those keys")
-        crash_unless(encode(value, key_order=order) == data,
-                     "decode accepted bytes that are not the canonical encoding of what it returned")
+        check_codec_with(data, order)
+
+
+def check_codec_with(data: bytes, order: tuple[str, ...] | None) -> None:
+    """check_codec for one key order (None: a plain value)."""
+    try:
+        value = decode(data, max_size=MAX_FRAME, key_order=order)
+    except CodecError:
+        return
+    crash_unless(_canonical_type(value), f"decode returned a value of type {type(value).__name__} "
+                                         "the codec does not allow")
+    if order is not None:
+        crash_unless(type(value) is dict and tuple(value) == tuple(order),
+                     f"decode(key_order={list(order)}) returned {type(value).__name__} "
+                     f"{_short(value)}, not a map with exactly those keys")
+    crash_unless(encode(value, key_order=order) == data,
+                 "decode accepted bytes that are not the canonical encoding of what it returned")
 
 
 def _short(value: Any) -> str:
