@@ -64,7 +64,7 @@ def signature(e: BaseException) -> str:
 def _stem(text: str) -> str:
     """A property message without its values (digits and reprs), so one broken promise is
     one crash however many values break it."""
-    return "".join(c for c in text.split("(")[0] if not c.isdigit())[:60]
+    return "".join(c for c in text.split("(")[0] if not c.isdigit() and c != "-")[:60]
 
 
 def record_crash(name: str, data: bytes, e: BaseException, seen: dict[str, int]) -> bool:
@@ -135,7 +135,14 @@ def child(name: str, seconds: int, stats_path: Path, max_len: int | None) -> Non
             f"-artifact_prefix={CRASHES / name}/", "-print_final_stats=1", str(corpus)]
     (CRASHES / name).mkdir(parents=True, exist_ok=True)
     write_stats()
-    atheris.Setup(args, one_input)
+    if target.value_at is None:
+        atheris.Setup(args, one_input)
+    else:
+        from fuzz.mutator import mutate
+
+        offset = target.value_at
+        atheris.Setup(args, one_input, custom_mutator=lambda data, max_size, seed:
+                      mutate(data, max_size, seed, offset, atheris.Mutate))
     try:
         atheris.Fuzz()
     finally:

@@ -634,18 +634,19 @@ class Target:
     check: Callable[[bytes], None]
     max_len: int  # the longest input worth trying (libFuzzer -max_len)
     what: str
+    value_at: int | None = None  # where a msgpack value starts in the input (fuzz/mutator.py)
 
 
 TARGETS: dict[str, Target] = {t.name: t for t in (
-    Target("codec", check_codec, 4096, "log/codec.py decode (plain and with a key order)"),
-    Target("envelope", check_envelope, 17 * 1024, "log/envelope.py decode_event"),
-    Target("knock", check_knock_target, 512, "log/knock.py check_answer and check_knock"),
+    Target("codec", check_codec, 4096, "log/codec.py decode (plain and with a key order)", 0),
+    Target("envelope", check_envelope, 17 * 1024, "log/envelope.py decode_event", 64),
+    Target("knock", check_knock_target, 512, "log/knock.py check_answer and check_knock", 64),
     Target("frames", check_frames, 8192, "net/framing.py FramedStream.receive on a memory stream"),
     Target("replay", check_replay, 64 * 1024, "log/replay.py parse_replay, read_replay; tools verify_file"),
     Target("handshake", check_handshake, 2048,
-           "net/handshake.py Handshake.receive_hello/receive_proof/receive_ok"),
-    Target("sync", check_sync, 32 * 1024, "net/sync.py Replica.received in a golden game"),
-    Target("table", check_table, 4096, "table.py Table.append of signed fuzzed bodies"),
-    Target("lobby", check_lobby, 4096, "net/lobby.py Lobby.from_msg, Claim.from_msg"),
-    Target("node", check_node, 8192, "net/node.py Node.dispatch in lobby and game scenarios"),
+           "net/handshake.py Handshake.receive_hello/receive_proof/receive_ok", 0),
+    Target("sync", check_sync, 32 * 1024, "net/sync.py Replica.received in a golden game", 1),
+    Target("table", check_table, 4096, "table.py Table.append of signed fuzzed bodies", 1),
+    Target("lobby", check_lobby, 4096, "net/lobby.py Lobby.from_msg, Claim.from_msg", 0),
+    Target("node", check_node, 8192, "net/node.py Node.dispatch in lobby and game scenarios", 1),
 )}
