@@ -29,7 +29,7 @@ TYPES = ("have", "events", "refused", "lobby", "sit", "ready", "knock", "lobby_e
 INTERESTING: tuple[Any, ...] = (
     0, 1, 2, 3, -1, -3, 30, 127, 128, 255, 256, 65535, 65536, 2 ** 31, 2 ** 32, 2 ** 63, 2 ** 64 - 1,
     -(2 ** 63), True, False, None, "", "127.0.0.1", "0.0.0.0", "255.255.255.255", "::1", "localhost",
-    "a" * 65, b"", bytes(16), bytes(32), bytes(64), bytes(64) + b"\x90", bytes(64) + b"\x80",
+    "a" * 65, "\x1b[2J\nrefused from x", "\u202e", b"", bytes(16), bytes(32), bytes(64), bytes(64) + b"\x90", bytes(64) + b"\x80",
     bytes(64) + b"\x00", [], {}, [[]], [[0, bytes(32)]], ["127.0.0.1", 0], ["127.0.0.1", 2 ** 64 - 1],
 )
 ByteMutate = Callable[[bytes, int], bytes]

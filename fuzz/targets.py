@@ -104,6 +104,16 @@ def messages(data: bytes) -> list[dict[str, Any]]:
     return out
 
 
+MAX_NOTE = 1000  # characters of one note or fault a peer's input may produce
+
+
+def text_ok(text: Any, what: str) -> None:
+    """Text a peer's input makes us show (a note, a fault) must be one line of printable
+    characters: else a peer writes escape sequences or fake lines on the player's terminal."""
+    crash_unless(isinstance(text, str) and len(text) <= MAX_NOTE and all(c.isprintable() for c in text),
+                 f"{what} is not one line of printable text (peer text shown as it came): {_short(text)}")
+
+
 def frame_ok(msg: Any, what: str) -> None:
     """A message the code under test sends must be one it can send (else the peer drops us)."""
     try:
@@ -369,9 +379,9 @@ def _one_handshake(patches: list[Any], initiator: bool, mine: bytes | None,
 _pool = TablePool()
 
 
-def check_sync(data: bytes) -> None:
-    """Replica.received: never raises, refuses into `faults`, asks only to send frames,
-    keeps at most MAX_EARLY early events per peer."""
+def check_sync(data: bytes, *, text: bool = True) -> None:
+    """Replica.received: never raises, refuses into `faults` (with `text`: each one line of
+    printable text), asks only to send frames, keeps at most MAX_EARLY early events per peer."""
     if not data:
         return
     point = POINTS[data[0] % len(POINTS)]
@@ -391,6 +401,9 @@ def check_sync(data: bytes) -> None:
                 frame_ok(out, f"a {out.get('t')!r} message the replica sends")
             crash_unless(all(isinstance(f, Fault) and isinstance(f.reason, str) for f in replica.faults),
                          "a fault without a reason")
+            for f in replica.faults if text else ():
+                text_ok(f.reason, f"the replica's fault after a {msg.get('t')!r} message")
+                text_ok(f.fault, f"the replica's fault kind after a {msg.get('t')!r} message")
             crash_unless(all(len(e) <= MAX_EARLY for e in replica._early.values()),
                          "more early events kept than MAX_EARLY")
     finally:
@@ -524,6 +537,9 @@ SCENARIOS: tuple[Scenario, ...] = (
 )
 
 
+_notes: list[str] = []  # what the node under test said (Node's `say`)
+
+
 def _link(key: bytes, dialled_by: bytes) -> Link:
     ours, _theirs = trio.testing.memory_stream_pair()
     return Link(key, FramedStream(ours), dialled_by)
@@ -532,7 +548,7 @@ def _link(key: bytes, dialled_by: bytes) -> Link:
 def _lobby_node(s: Scenario) -> tuple[Node, bytes]:
     me = NODE_HOST if s.host else NODE_GUEST
     node = Node(me, "127.0.0.1", table_id=NODE_TABLE, pin=None,
-                games_dir=fixtures.scratch_dir() / "node", say=lambda text: None)
+                games_dir=fixtures.scratch_dir() / "node", say=_notes.append)
     if s.host:
         lobby = Lobby(NODE_TABLE, "fuzz table", ruleset_for("allegra").to_dict(), 3, NODE_HOST.public)
         lobby.sit(0, Claim("host", NODE_HOST.public, NODE_HOST.public))
@@ -553,7 +569,7 @@ def _game_node(s: Scenario) -> tuple[Node, bytes]:
     assert table.genesis is not None
     me = g.identities[1]
     node = Node(me, "127.0.0.1", table_id=g.game, pin=None,
-                games_dir=fixtures.scratch_dir() / f"node-{s.point}", say=lambda text: None)
+                games_dir=fixtures.scratch_dir() / f"node-{s.point}", say=_notes.append)
     node.replica = Replica(table)
     lobby = Lobby(g.game, table.genesis.table, table.genesis.ruleset, len(g.keys), g.keys[0],
                   spectators=s.spectators, takeover=60)
@@ -593,8 +609,8 @@ def _drain(node: Node) -> None:
 
 def check_node(data: bytes) -> None:
     """Node.dispatch of the input's messages in one of SCENARIOS: nothing escapes, a
-    refused message leaves no trace in the per-peer tables, the lobby stays sound, and
-    everything the node queues to send is a frame."""
+    refused message leaves no trace in the per-peer tables, the lobby stays sound, what
+    the node says is one line of printable text, and everything it queues is a frame."""
     if not data:
         return
     scenario = SCENARIOS[data[0] % len(SCENARIOS)]
@@ -603,10 +619,13 @@ def check_node(data: bytes) -> None:
         return
 
     async def main() -> None:
+        _notes.clear()
         node, sender = _game_node(scenario) if scenario.point is not None else _lobby_node(scenario)
         for msg in msgs:
-            faults, sizes = len(node.faults), _sizes(node)
+            faults, sizes, said = len(node.faults), _sizes(node), len(_notes)
             node.dispatch(sender, msg)
+            for note in _notes[said:] + node.faults[faults:]:
+                text_ok(note, f"what the node says after a {msg.get('t')!r} message")
             if len(node.faults) > faults:
                 crash_unless(all(after <= before for after, before in zip(_sizes(node), sizes)),
                              f"a refused {msg.get('t')!r} message grew the node's tables "
