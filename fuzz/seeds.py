@@ -109,7 +109,12 @@ def replay() -> list[bytes]:
 def handshake() -> list[bytes]:
     patches: list[Any] = [
         [{}, {}, {}],
+        [{}, {}, {}, {}],
         [{"proto": 2}],
+        [{"proto": 1}],
+        [{}, {"share": bytes(32)}, {}, {}],
+        [{}, {"-confirm": 0}, {}, {}],
+        [{}, {}, {"confirm": bytes(32)}, {}],
         [{"-key": 0}, {}, {}],
         [{}, {"-pin": 0}, {}],
         [{}, {"pin": bytes(32)}, {}],

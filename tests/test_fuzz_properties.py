@@ -190,12 +190,13 @@ def test_replay_reader_and_verify_any_bytes(data: bytes) -> None:
 # ---------------------------------------------------------------- handshake, gossip, lobby, node
 
 patch = st.dictionaries(st.sampled_from(["t", "proto", "key", "nonce", "table", "sig", "pin", "reason",
-                                         "-key", "-nonce", "-table", "-sig", "-pin", "-proto", "extra"]),
+                                         "share", "confirm", "-key", "-nonce", "-table", "-sig", "-pin",
+                                         "-proto", "-share", "-confirm", "extra"]),
                         field_values, max_size=3)
 
 
-@FEWER
-@given(st.lists(patch, max_size=3).map(encode) | mutated(seeds.handshake()))
+@FUZZ
+@given(st.lists(patch, max_size=4).map(encode) | mutated(seeds.handshake()))
 def test_handshake_steps_any_messages(data: bytes) -> None:
     T.check_handshake(data)
 
