@@ -49,22 +49,12 @@ MAX_RESTARTS = 20
 
 def signature(e: BaseException) -> str:
     """What makes two crashes the same bug: the exception type and where it was raised
-    (the innermost frame in the package, else the innermost frame at all), plus the
-    message for our own property violations (each names a different broken promise)."""
+    (the innermost frame in the package, else the innermost frame at all; for a broken
+    promise, the target's check that names it)."""
     frames = [f for f in traceback.extract_tb(e.__traceback__) if f.name != "crash_unless"]
     ours = [f for f in frames if "allegra_lan" in f.filename] or frames
     where = f"{Path(ours[-1].filename).name}:{ours[-1].lineno}" if ours else "?"
-    kind = type(e).__name__
-    if kind == "Crash":
-        text = str(e)
-        return f"Crash@{where}:{hashlib.sha1(_stem(text).encode()).hexdigest()[:8]}"
-    return f"{kind}@{where}"
-
-
-def _stem(text: str) -> str:
-    """A property message without its values (digits and reprs), so one broken promise is
-    one crash however many values break it."""
-    return "".join(c for c in text.split("(")[0] if not c.isdigit() and c != "-")[:60]
+    return f"{type(e).__name__}@{where}"  # a Crash: the check that failed (one promise)
 
 
 def record_crash(name: str, data: bytes, e: BaseException, seen: dict[str, int]) -> bool:

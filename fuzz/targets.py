@@ -547,6 +547,7 @@ class Scenario:
     spectators: bool = False
     sender: str = "seat2"  # seat2 | guest | host | stranger
     linked: tuple[int, ...] = (0, 2)  # (game) the seats whose peers are connected
+    joined: bool = False  # (lobby, guest) the node holds the host's lobby and a seat in it
 
 
 SCENARIOS: tuple[Scenario, ...] = (
@@ -556,6 +557,7 @@ SCENARIOS: tuple[Scenario, ...] = (
     *(Scenario(f"game at seq {p}, seat 2 speaks", p) for p in POINTS),
     Scenario("spectator table at seq 21, a stranger speaks", 21, spectators=True, sender="stranger"),
     Scenario("game at seq 21, seat 0 away, seat 2 speaks", 21, linked=(2,)),
+    Scenario("guest in the lobby, the host speaks", None, sender="host", joined=True),
 )
 
 
@@ -571,7 +573,7 @@ def _lobby_node(s: Scenario) -> tuple[Node, bytes]:
     me = NODE_HOST if s.host else NODE_GUEST
     node = Node(me, "127.0.0.1", table_id=NODE_TABLE, pin=None,
                 games_dir=fixtures.scratch_dir() / "node", say=_notes.append)
-    if s.host:
+    if s.host or s.joined:
         lobby = Lobby(NODE_TABLE, "fuzz table", ruleset_for("allegra").to_dict(), 3, NODE_HOST.public)
         lobby.sit(0, Claim("host", NODE_HOST.public, NODE_HOST.public))
         lobby.sit(1, Claim("guest", NODE_GUEST.public, NODE_GUEST.public))

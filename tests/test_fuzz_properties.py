@@ -276,6 +276,7 @@ def test_node_refused_knock_leaves_no_trace(data: bytes) -> None:
 @pytest.mark.xfail(strict=True, raises=T.Crash, reason=NOT_YET)
 @FEWER
 @example(as_input(GAME_21, [{"t": "refused", "seq": 21, "reason": ESCAPES, "fault": "x"}]))
+@example(as_input(_scenario("guest in the lobby"), [{"t": "lobby_error", "reason": ESCAPES}]))
 @given(st.builds(lambda scenario, t, reason: as_input(scenario, [{"t": t, "seq": 21, "reason": reason}]),
                  st.integers(0, len(T.SCENARIOS) - 1),
                  st.sampled_from(["refused", "lobby_error", "takeover_no"]), st.text(max_size=40)))
