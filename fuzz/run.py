@@ -41,6 +41,13 @@ if str(ROOT) not in sys.path:
 CORPUS = HERE / "corpus"
 CRASHES = HERE / "crashes"
 LOGS = HERE / "logs"
+
+
+def use_folder(out: Path) -> None:
+    """Keep corpus, crashes and logs under `out` (e.g. to fuzz another checkout's code
+    without mixing its crashes with the ones kept in git)."""
+    global CORPUS, CRASHES, LOGS
+    CORPUS, CRASHES, LOGS = out / "corpus", out / "crashes", out / "logs"
 TIMEOUT = 10  # seconds one input may take before libFuzzer calls it a hang
 RSS_LIMIT_MB = 1024  # memory a fuzzing process may use before libFuzzer calls it a leak
 STATS_EVERY = 0.5  # seconds between stats written by the child
@@ -158,7 +165,8 @@ def run_target(name: str, seconds: int, max_len: int | None) -> dict[str, Any]:
             if left < 1:
                 break
             cmd = [sys.executable, str(Path(__file__).resolve()), "--child", name, "--seconds", str(left),
-                   "--stats", str(stats_path)] + (["--max-len", str(max_len)] if max_len else [])
+                   "--stats", str(stats_path), "--out", str(CORPUS.parent)]
+            cmd += ["--max-len", str(max_len)] if max_len else []
             proc = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT)
             if proc.returncode == 0:
                 break
@@ -215,9 +223,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--max-len", type=int, default=None, help="longest input (default: the target's)")
     p.add_argument("--check-crashes", action="store_true", help="run the kept crash inputs again")
     p.add_argument("--list", action="store_true", help="list the targets")
+    p.add_argument("--out", type=Path, default=HERE,
+                   help="where corpus/, crashes/ and logs/ go (default: fuzz/)")
     p.add_argument("--child", help=argparse.SUPPRESS)
     p.add_argument("--stats", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
+    use_folder(args.out.resolve())
     if args.child:  # before anything imports the targets: atheris must instrument them first
         child(args.child, args.seconds, Path(args.stats), args.max_len)
         return 0
