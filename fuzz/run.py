@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import subprocess
 import sys
 import time
@@ -55,13 +54,23 @@ MAX_RESTARTS = 20
 
 
 def signature(e: BaseException) -> str:
-    """What makes two crashes the same bug: the exception type and where it was raised
-    (the innermost frame in the package, else the innermost frame at all; for a broken
-    promise, the target's check that names it)."""
-    frames = [f for f in traceback.extract_tb(e.__traceback__) if f.name != "crash_unless"]
-    ours = [f for f in frames if "allegra_lan" in f.filename] or frames
-    where = f"{Path(ours[-1].filename).name}:{ours[-1].lineno}" if ours else "?"
-    return f"{type(e).__name__}@{where}"  # a Crash: the check that failed (one promise)
+    """What makes two crashes the same bug: the exception type and the function it was
+    raised in (the innermost one in the package, else the innermost at all); for a broken
+    promise, the target's check that names it, as its function and the check's line within
+    it, so that editing other functions does not rename a known crash."""
+    frames = []
+    tb = e.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_name != "crash_unless":
+            frames.append((code.co_filename, code.co_name, tb.tb_lineno - code.co_firstlineno))
+        tb = tb.tb_next
+    ours = [f for f in frames if "allegra_lan" in f[0]] or frames
+    if not ours:
+        return type(e).__name__
+    filename, function, offset = ours[-1]
+    where = f"{Path(filename).stem}.{function}"
+    return f"{type(e).__name__}@{where}+{offset}" if type(e).__name__ == "Crash" else f"{type(e).__name__}@{where}"
 
 
 def record_crash(name: str, data: bytes, e: BaseException, seen: dict[str, int]) -> bool:

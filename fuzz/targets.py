@@ -41,7 +41,7 @@ from allegra_lan.log.ceremony import MAX_NAME
 from allegra_lan.log.codec import MAX_DEPTH, CodecError, decode, encode
 from allegra_lan.log.envelope import Event, EventError, decode_event, sign_event
 from allegra_lan.log.identity import Identity
-from allegra_lan.log.knock import KNOCK_KEYS, KnockError, check_answer, check_knock, sign_knock
+from allegra_lan.log.knock import KNOCK_KEYS, KnockError, check_answer, check_knock
 from allegra_lan.log.replay import FORMAT, Replay, ReplayError, parse_replay, read_replay
 from allegra_lan.net.framing import (
     MAX_FRAME, ConnectionClosed, FramedStream, FrameError, check_message, encode_frame,
@@ -239,7 +239,7 @@ def check_frames(data: bytes) -> None:
     step = 1 + data[0] % 64 if data[0] < 192 else len(data)  # how the bytes trickle in
     payload = data[1:]
 
-    async def main() -> None:
+    async def receive_all() -> None:
         ours, theirs = trio.testing.memory_stream_pair()
         fs = FramedStream(ours)
 
@@ -270,7 +270,7 @@ def check_frames(data: bytes) -> None:
                 crash_unless(len(buffered) <= 4 + MAX_FRAME + 64 * 1024,
                              f"the frame reader holds {len(buffered)} bytes")
 
-    trio.run(_within, main, 30.0)
+    trio.run(_within, receive_all, 30.0)
 
 
 # ---------------------------------------------------------------- replay reader
@@ -398,6 +398,13 @@ def _one_handshake(patches: list[Any], initiator: bool, mine: str | None, theirs
 
 # ---------------------------------------------------------------- gossip (sync)
 
+
+def _early(replica: Replica) -> dict[Any, dict[int, bytes]]:
+    """The events a replica holds ahead of its log, per peer (a private table: read with care,
+    so that a refactoring that renames it leaves the target running)."""
+    early = getattr(replica, "_early", {})
+    return early if isinstance(early, dict) else {}
+
 _pool = TablePool()
 
 
@@ -426,7 +433,7 @@ def check_sync(data: bytes, *, text: bool = True) -> None:
             for f in replica.faults if text else ():
                 text_ok(f.reason, f"the replica's fault after a {msg.get('t')!r} message")
                 text_ok(f.fault, f"the replica's fault kind after a {msg.get('t')!r} message")
-            crash_unless(all(len(e) <= MAX_EARLY for e in replica._early.values()),
+            crash_unless(all(len(e) <= MAX_EARLY for e in _early(replica).values()),
                          "more early events kept than MAX_EARLY")
     finally:
         if replica.superseded:
@@ -618,7 +625,7 @@ def _game_node(s: Scenario) -> tuple[Node, bytes]:
 def _sizes(node: Node) -> tuple[int, int, int, int]:
     """How much per-peer state the node holds (what a refused message must not grow)."""
     return (len(node.knocks), sum(len(a) for a in node.knocks.values()), len(node.promises),
-            sum(len(e) for e in node.replica._early.values()))
+            sum(len(e) for e in _early(node.replica).values()))
 
 
 def _drain(node: Node) -> None:
@@ -642,7 +649,7 @@ def check_node(data: bytes) -> None:
     if not msgs:
         return
 
-    async def main() -> None:
+    async def dispatch_all() -> None:
         _notes.clear()
         node, sender = _game_node(scenario) if scenario.point is not None else _lobby_node(scenario)
         for msg in msgs:
@@ -665,7 +672,7 @@ def check_node(data: bytes) -> None:
             if scenario.point is not None:
                 _pool.taint(scenario.point)
 
-    trio.run(_within, main, 30.0)
+    trio.run(_within, dispatch_all, 30.0)
 
 
 # ---------------------------------------------------------------- the list
