@@ -147,6 +147,23 @@ def table() -> list[bytes]:
     return out
 
 
+def genesis() -> list[bytes]:
+    out = []
+    for variant, players in (("allegra", 2), ("allegra", 6), ("grande", 2), ("grande", 5)):
+        rs = ruleset_for(variant).to_dict()
+        body = {"table": "fuzz table", "ruleset": rs,
+                "seats": [{"name": f"seat {i}", "key": bytes([i]) * 32} for i in range(players)]}
+        out.append(encode(body))
+    out.append(encode(golden_genesis_body()))
+    return out
+
+
+def golden_genesis_body() -> dict[str, Any]:
+    g = TablePool().table(1).genesis
+    assert g is not None
+    return g.body()
+
+
 def lobby() -> list[bytes]:
     msgs = _messages()
     out = [encode(m) for m in msgs if m["t"] == "lobby"]
@@ -169,7 +186,8 @@ def node() -> list[bytes]:
 
 SEEDS: dict[str, Callable[[], list[bytes]]] = {
     "codec": codec, "envelope": envelope, "knock": knock, "frames": frames, "replay": replay,
-    "handshake": handshake, "sync": sync, "table": table, "lobby": lobby, "node": node,
+    "handshake": handshake, "sync": sync, "table": table, "genesis": genesis, "lobby": lobby,
+    "node": node,
 }
 
 

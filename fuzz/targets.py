@@ -41,7 +41,8 @@ from allegra_lan.log.ceremony import MAX_NAME
 from allegra_lan.log.codec import MAX_DEPTH, CodecError, decode, encode
 from allegra_lan.log.envelope import Event, EventError, decode_event, sign_event
 from allegra_lan.log.identity import Identity
-from allegra_lan.log.knock import KNOCK_KEYS, KnockError, check_answer, check_knock
+from allegra_lan.log.ceremony import commitment
+from allegra_lan.log.knock import KNOCK_KEYS, KnockError, check_answer, check_knock, sign_knock
 from allegra_lan.log.replay import FORMAT, Replay, ReplayError, parse_replay, read_replay
 from allegra_lan.net.framing import (
     MAX_FRAME, ConnectionClosed, FramedStream, FrameError, check_message, encode_frame,
@@ -50,8 +51,8 @@ from allegra_lan.net.handshake import Handshake, HandshakeError, VerifiedPeer
 from allegra_lan.net.lobby import Claim, Lobby, LobbyError
 from allegra_lan.net.node import Link, Node, SeatPlayer
 from allegra_lan.net.sync import MAX_EARLY, Fault, Replica
-from allegra_lan.rules import ruleset_for
-from allegra_lan.table import Refused, Table
+from allegra_lan.rules import Give, legal_moves, ruleset_for, to_act
+from allegra_lan.table import Refused, Table, move_body
 from allegra_lan.tools.verify import Verdict, verify_file
 
 from . import fixtures
@@ -480,6 +481,75 @@ def _append(table: Table, signed: bytes, point: int) -> None:
         _pool.taint(point)
 
 
+# ---------------------------------------------------------------- genesis and play
+
+SEAT_KEYS = tuple(Identity.from_seed(f"allegra-fuzz/genesis/seat/{i}".encode()) for i in range(16))
+GENESIS_GAME = bytes(range(50, 66))
+MAX_PLAY = 24  # moves played after the ceremony (the first legal one each time)
+
+
+def check_genesis(data: bytes, *, names: bool = True) -> None:
+    """A fuzzed genesis body (seat keys replaced by keys the target holds, so every event
+    can be signed): Table.append takes it or refuses it; once taken, its names are printable
+    names, and the ceremony and the first moves of the play (the first legal move each
+    time, a give with its knock) are all taken: a move legal_moves offers is never refused."""
+    ok, body = canonical_value(data)
+    if not ok or not isinstance(body, dict):
+        return
+    seats = body.get("seats")
+    if isinstance(seats, list):
+        body["seats"] = [dict(s, key=SEAT_KEYS[i].public) if isinstance(s, dict) and "key" in s else s
+                         for i, s in enumerate(seats[:len(SEAT_KEYS)])] + seats[len(SEAT_KEYS):]
+    table = Table()
+
+    def emit(seat: int, kind: str, ev_body: dict[str, Any]) -> Event | None:
+        try:
+            signed = sign_event(SEAT_KEYS[seat].key, game=GENESIS_GAME, seq=table.seq, prev=table.head,
+                                kind=kind, body=ev_body).signed
+        except EventError:
+            return None
+        return table.append(signed)
+
+    try:
+        emit(0, "genesis", body)
+    except Refused:
+        return
+    g = table.genesis
+    crash_unless(g is not None, "a genesis was taken but the table has none")
+    assert g is not None
+    for name in [g.table] + [info.name for info in g.seats] if names else []:
+        text_ok(name, "a genesis name")
+    n = len(g.seats)
+    nonces = [bytes([i]) * 32 for i in range(n)]
+    try:
+        for i in range(n):
+            emit(i, "accept", {})
+        for i in range(n):
+            emit(i, "commit", {"commit": commitment(nonces[i])})
+        for i in range(n):
+            emit(i, "reveal", {"nonce": nonces[i]})
+    except Refused as r:
+        raise Crash(f"the ceremony of a taken genesis was refused: {r}") from None
+    for _ in range(MAX_PLAY):
+        state = table.state
+        crash_unless(state is not None, "no game state after the ceremony")
+        assert state is not None
+        d = to_act(state)
+        if d is None:
+            return
+        legal = legal_moves(state)
+        crash_unless(bool(legal), f"seat {d.seat} must act but has no legal move")
+        move = legal[0]
+        knock = None
+        if isinstance(move, Give):
+            knock = sign_knock(SEAT_KEYS[move.to].key, GENESIS_GAME, table.head, True)
+        kind, mbody = move_body(move, knock)
+        try:
+            emit(d.seat, kind, mbody)
+        except Refused as r:
+            raise Crash(f"the table refused a move legal_moves offered ({kind}): {r.reason}") from None
+
+
 # ---------------------------------------------------------------- lobby
 
 
@@ -697,6 +767,7 @@ TARGETS: dict[str, Target] = {t.name: t for t in (
            "net/handshake.py Handshake.receive_hello/receive_proof/receive_ok", 0),
     Target("sync", check_sync, 32 * 1024, "net/sync.py Replica.received in a golden game", 1),
     Target("table", check_table, 4096, "table.py Table.append of signed fuzzed bodies", 1),
+    Target("genesis", check_genesis, 4096, "table.py a fuzzed genesis, its ceremony and first moves", 0),
     Target("lobby", check_lobby, 4096, "net/lobby.py Lobby.from_msg, Claim.from_msg", 0),
     Target("node", check_node, 8192, "net/node.py Node.dispatch in lobby and game scenarios", 1),
 )}

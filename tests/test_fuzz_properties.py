@@ -162,6 +162,48 @@ def test_table_takes_or_refuses_any_signed_body(data: bytes) -> None:
     T.check_table(data)
 
 
+def _genesis_with(base: bytes, where: str, key: str, value: Any) -> bytes:
+    body = decode(base, max_size=1 << 16)
+    if where == "ruleset":
+        body["ruleset"][key] = value
+    elif where == "seats":
+        body["seats"] = value
+    else:
+        body[key] = value
+    return encode(body)
+
+
+genesis_bodies = st.builds(
+    _genesis_with, st.sampled_from(seeds.genesis()), st.sampled_from(["ruleset", "seats", "body"]),
+    st.sampled_from(["card_counts", "rounds", "knock_min_players", "jokers", "joker_value", "double_ender",
+                     "double_only_positive", "cleared_to_discard", "variant", "table", "x"]),
+    st.integers(-3, 120) | st.booleans() | st.sampled_from(["allegra", "grande", "x"])
+    | st.lists(st.tuples(st.integers(-99, 99), st.integers(0, 40)).map(list), max_size=6)
+    | st.lists(st.fixed_dictionaries({"name": st.text(min_size=1, max_size=8), "key": st.binary(min_size=32,
+                                                                                                  max_size=32)}),
+               max_size=7))
+
+
+@FEWER
+@given(genesis_bodies | mutated(seeds.genesis()))
+def test_genesis_ceremony_and_first_moves_any_body(data: bytes) -> None:
+    """Whatever genesis the table takes, its ceremony and every move legal_moves offers are taken."""
+    T.check_genesis(data, names=False)  # the names: the next test
+
+
+NAMES_NOT_YET = ("new finding (fuzz): a genesis table or seat name may hold C1 controls (U+0080-U+009F, "
+                 "e.g. CSI U+009B), DEL or bidi overrides (only U+0000-U+001F are refused); not fixed yet")
+
+
+@pytest.mark.xfail(strict=True, raises=T.Crash, reason=NAMES_NOT_YET)
+@FEWER
+@example(_genesis_with(seeds.genesis()[0], "body", "table", "\x9b2J\u202eevil"))
+@given(st.builds(_genesis_with, st.sampled_from(seeds.genesis()), st.just("body"), st.just("table"),
+                 st.text(min_size=1, max_size=12)))
+def test_genesis_names_are_printable(data: bytes) -> None:
+    T.check_genesis(data)
+
+
 # ---------------------------------------------------------------- frames and replays
 
 
