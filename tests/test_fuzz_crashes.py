@@ -4,7 +4,7 @@ fuzz/run.py keeps the shortest input of each distinct crash with a note beside
 it (crash-*.txt: the target, the exception's last line, the traceback). Once a
 crash is fixed its input must stay harmless, so each one is a test here. A
 note whose first lines say `known: ...` names a finding that is being fixed
-elsewhere (issue 9, branch `schema`): that test is a strict xfail, so when the
+elsewhere: that test is a strict xfail, so when the
 fix lands it fails as XPASS and the `known:` line is to be deleted from the
 note. Hangs and leaks (libFuzzer's timeout-*/oom-* files) are not run here:
 `fuzz/run.py --check-crashes` reports those under its own time limit.

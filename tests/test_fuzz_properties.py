@@ -6,11 +6,9 @@ hypothesis feeds those checks arbitrary bytes, arbitrary msgpack values and
 messages built from real ones with fields replaced, in the ordinary test run
 (about 200 examples each, seconds in all).
 
-Tests marked xfail(strict=True) fail on today's code because of a known
-finding of issue 9, each pinned by an explicit @example of it (so the failure
-does not depend on what hypothesis happens to draw); the fix is on branch
-`schema`, and once it is merged these tests pass and strict xfail turns that
-into a failure: remove the marker then.
+Each finding of issue 9 that these properties found is pinned by an explicit
+@example of it, so the test fails on the code before its fix whatever
+hypothesis happens to draw.
 """
 
 from __future__ import annotations
@@ -19,7 +17,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -41,9 +38,6 @@ FEWER = settings(FUZZ, max_examples=100)  # the targets that run a trio loop per
 
 # A knock message that is 64 zero bytes and an empty msgpack array (issue 9, finding 1).
 LIST_KNOCK = bytes(64) + b"\x90"
-SCHEMA = "issue 9 finding {}: fixed on branch schema"
-
-
 def _scenario(name_part: str) -> int:
     return next(i for i, s in enumerate(T.SCENARIOS) if name_part in s.name)
 
@@ -121,7 +115,6 @@ def test_codec_round_trips_every_value(value: Any) -> None:
     T.check_codec_with(data, None)
 
 
-@pytest.mark.xfail(strict=True, raises=T.Crash, reason=SCHEMA.format(1))
 @FUZZ
 @example(b"\x90")
 @given(st.binary(max_size=256) | mutated(seeds.codec()) | values.map(encode))
@@ -138,7 +131,6 @@ def test_envelope_any_bytes(data: bytes) -> None:
     T.check_envelope(data)
 
 
-@pytest.mark.xfail(strict=True, raises=AttributeError, reason=SCHEMA.format(1))
 @FUZZ
 @example(LIST_KNOCK)
 @given(st.binary(max_size=256) | mutated(seeds.knock())
@@ -147,7 +139,6 @@ def test_knock_any_bytes(data: bytes) -> None:
     T.check_knock_target(data)
 
 
-@pytest.mark.xfail(strict=True, raises=AttributeError, reason=SCHEMA.format(2))
 @FUZZ
 @example(bytes([POINTS.index(21)]) + encode(["give", {"knock": LIST_KNOCK, "to": 1}]))
 @given(st.builds(lambda p, kind, body: bytes([p]) + encode([kind, body]),
@@ -191,11 +182,6 @@ def test_genesis_ceremony_and_first_moves_any_body(data: bytes) -> None:
     T.check_genesis(data, names=False)  # the names: the next test
 
 
-NAMES_NOT_YET = ("new finding (fuzz): a genesis table or seat name may hold C1 controls (U+0080-U+009F, "
-                 "e.g. CSI U+009B), DEL or bidi overrides (only U+0000-U+001F are refused); not fixed yet")
-
-
-@pytest.mark.xfail(strict=True, raises=T.Crash, reason=NAMES_NOT_YET)
 @FEWER
 @example(_genesis_with(seeds.genesis()[0], "body", "table", "\x9b2J\u202eevil"))
 @given(st.builds(_genesis_with, st.sampled_from(seeds.genesis()), st.just("body"), st.just("table"),
@@ -250,11 +236,6 @@ def test_sync_any_messages(data: bytes) -> None:
 
 
 ESCAPES = "\x1b[2J\x1b[31mrefused from 0000-0000: the host cheated\nfake line"
-NOT_YET = ("new finding (fuzz): a peer's text (refused/lobby_error/takeover_no reasons) reaches "
-           "the player's terminal with its control characters; not fixed on any branch yet")
-
-
-@pytest.mark.xfail(strict=True, raises=T.Crash, reason=NOT_YET)
 @FUZZ
 @example(bytes([POINTS.index(21)]) + encode({"t": "refused", "seq": 21, "reason": ESCAPES, "fault": "x"}))
 @given(st.builds(lambda p, reason, fault: bytes([p]) + encode({"t": "refused", "seq": 3, "reason": reason,
@@ -270,7 +251,6 @@ def _lobby_with(**changes: Any) -> bytes:
     return encode(m)
 
 
-@pytest.mark.xfail(strict=True, raises=T.Crash, reason=SCHEMA.format(3))
 @FUZZ
 @example(_lobby_with(claims=[[30, Claim("x", bytes(32), bytes(32)).to_msg()]]))
 @given(message.map(encode) | values.map(encode) | mutated(seeds.lobby())
@@ -285,7 +265,6 @@ def _sit(seat: Any, address: Any, key: bytes = T.NODE_STRANGER.public) -> dict[s
     return {"t": "sit", "claims": [[seat, Claim("s", key, key).to_msg()]], "address": address}
 
 
-@pytest.mark.xfail(strict=True, raises=T.Crash, reason=SCHEMA.format(3))
 @FEWER
 @example(as_input(HOST_STRANGER, [_sit(2, ["127.0.0.1", 2 ** 64 - 1])]))
 @given(st.builds(as_input, st.sampled_from([i for i, s in enumerate(T.SCENARIOS) if s.point is None]),
@@ -294,7 +273,6 @@ def test_node_in_the_lobby_any_messages(data: bytes) -> None:
     T.check_node(data)
 
 
-@pytest.mark.xfail(strict=True, raises=AttributeError, reason=SCHEMA.format(1))
 @FEWER
 @example(as_input(GAME_21, [{"t": "knock", "seat": 2, "draw": TablePool().table(21).head, "k": LIST_KNOCK}]))
 @given(st.builds(as_input, st.sampled_from([i for i, s in enumerate(T.SCENARIOS) if s.point is not None]),
@@ -303,7 +281,6 @@ def test_node_in_a_game_any_messages(data: bytes) -> None:
     T.check_node(data)
 
 
-@pytest.mark.xfail(strict=True, raises=T.Crash, reason=SCHEMA.format(4))
 @FEWER
 @example(as_input(GAME_21, [{"t": "knock", "seat": 2, "draw": bytes(1000), "k": bytes(100)}]))
 @given(st.builds(lambda scenario, seat, draw, k: as_input(scenario, [{"t": "knock", "seat": seat, "draw": draw,
@@ -315,7 +292,6 @@ def test_node_refused_knock_leaves_no_trace(data: bytes) -> None:
     T.check_node(data)
 
 
-@pytest.mark.xfail(strict=True, raises=T.Crash, reason=NOT_YET)
 @FEWER
 @example(as_input(GAME_21, [{"t": "refused", "seq": 21, "reason": ESCAPES, "fault": "x"}]))
 @example(as_input(_scenario("guest in the lobby"), [{"t": "lobby_error", "reason": ESCAPES}]))

@@ -46,7 +46,7 @@ class Genesis:
 def _name(value: Any, what: str) -> str:
     if not isinstance(value, str) or not value.strip() or len(value.encode("utf-8")) > MAX_NAME:
         raise SetupError(f"{what} must be a name of 1 to {MAX_NAME} bytes")
-    if any(ord(ch) < 32 for ch in value):
+    if not value.isprintable():  # controls (C0, DEL, C1), line breaks, bidi overrides
         raise SetupError(f"{what} must not contain control characters")
     return value
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Hashable
 
 from ..log.envelope import Event, EventError, decode_event
+from ..text import one_line
 from ..table import TAKEOVER, Fork, Refused, Table, _peek_seq
 from .messages import MAX_BATCH, MessageError, check_message
 
@@ -115,8 +116,8 @@ class Replica:
             return self._on_events(peer, msg)
         if t == "refused":
             self.faults.append(Fault(peer, msg["seq"],
-                                     f"peer refused our event: {msg['reason']:.200}",
-                                     msg["fault"][:20]))
+                                     f"peer refused our event: {one_line(msg['reason'], 200)}",
+                                     one_line(msg["fault"], 20)))
             return []
         self._fault(peer, None, f"a {t} message is not gossip", "protocol")
         return []
