@@ -150,3 +150,21 @@ def test_malformed_messages_are_faults_not_crashes() -> None:
                 {"t": "events", "from": 0, "items": [1, 2]}):
         assert r.received("x", msg) == []
     assert [f.fault for f in r.faults] == ["protocol"] * 4
+
+
+def test_only_the_hosts_genesis_is_taken() -> None:
+    """Issue 9: a genesis is valid on its own, so a seated guest could sign one naming itself
+    seat 0 and send it before the host's: the others would fold another game and refuse the
+    real one. A replica that knows the lobby's seat-0 key takes a genesis by that key only."""
+    real = a_game()
+    # Another, self-consistent game whose seat 0 is a guest's key.
+    players = [Player(f"rogue{i}", Identity.from_seed(derived("rogue-key", i))) for i in range(3)]
+    rogue = LocalGame(ruleset_for("grande"), players, game_id=derived("sync-game")[:16],
+                      nonces=[derived("rogue-nonce", i) for i in range(3)])
+    rogue_genesis = rogue.table.events[0].signed
+    r = Replica(Table(), genesis_by=real.table.keys[0])
+    r.received("guest", {"t": "events", "from": 0, "items": [rogue_genesis]})
+    assert r.table.seq == 0
+    assert r.faults and "the genesis is the host's to write" in r.faults[0].reason
+    r.received("host", {"t": "events", "from": 0, "items": [e.signed for e in real.table.events[:5]]})
+    assert r.table.seq == 5 and r.table.head == real.table.events[4].id

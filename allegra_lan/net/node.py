@@ -599,6 +599,8 @@ class Node:
             self._blame(f"refused from {who}: a lobby that changes the seats after the start")
             return
         self.lobby = lobby
+        seat0 = lobby.claims.get(0)
+        self.replica.genesis_by = seat0.key if seat0 is not None else None
         self.wake()
 
     def _on_request(self, key: bytes, msg: dict[str, Any]) -> None:

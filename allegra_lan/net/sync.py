@@ -66,6 +66,10 @@ class Replica:
     fork: Fork | None = None  # once set, the game stops (DESIGN.md): nothing more is taken
     alone_from: int | None = None  # the first event we wrote that no peer is known to hold
     barred: dict[int, frozenset[bytes]] = field(default_factory=dict)  # seq -> keys refused there
+    # The only key whose genesis we take (the host's seat 0, from the lobby): a genesis is
+    # valid on its own, so without this a seated guest's genesis naming itself seat 0 could
+    # reach the others first and start another game in place of the host's.
+    genesis_by: bytes | None = None
     superseded: list[Event] = field(default_factory=list)  # our events a takeover replaced
     _rewound: dict[Peer, int] = field(default_factory=dict)  # where we last asked a peer from
     _early: dict[Peer, dict[int, bytes]] = field(default_factory=dict)  # events ahead of our seq
@@ -257,7 +261,16 @@ class Replica:
             return self.table.events[ev.seq]
 
     def _check_barred(self, signed: bytes) -> None:
-        """Refuse an event a takeover we consented to stands against (see the module doc)."""
+        """Refuse an event a takeover we consented to stands against (see the module doc),
+        and a genesis by another key than the host's."""
+        if self.genesis_by is not None and self.table.seq == 0 and _peek_seq(signed) == 0:
+            try:
+                author = decode_event(signed).author
+            except EventError:
+                return  # the table names what is wrong with it
+            if author != self.genesis_by:
+                raise Refused(0, "wrong author: the genesis is the host's to write, by the key "
+                                 "its lobby seats at seat 0", fault="author")
         if not self.barred:
             return
         seq = _peek_seq(signed)
