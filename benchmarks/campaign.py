@@ -8,9 +8,11 @@ Everything runs on this machine, on 127.0.0.1 and other loopback addresses (127.
 nothing is advertised or browsed on another interface; every loop is bounded in count and
 time. The phases, run one after another while the fuzzers (fuzz/run.py) run beside them:
 
-  kills  3-seat games of `allegra` processes (host, victim, other); the victim is killed with
-         SIGKILL at a random moment and brought back with `allegra resume`, again and again,
-         until --kills kills; every game must end with three identical, verified replays.
+  kills  3-seat games of `allegra` processes (host, victim, other), each host also holding 300
+         unfinished connections from 50 addresses; the victim is killed with SIGKILL at a
+         random moment and brought back with `allegra resume`, again and again, game after
+         game until the campaign's time is up (at least --kills kills); every game must end
+         with three identical, verified replays.
   flood  a 2-seat game while --connections connections from 200 loopback addresses open,
          send half a frame and idle, in waves; the game must finish identically.
   pin    a table with a 4-digit and one with a 6-digit PIN under an online guessing attack
@@ -79,6 +81,7 @@ class Campaign:
     procs: list[Proc] = field(default_factory=list)
     peak_mb: dict[str, float] = field(default_factory=dict)
     _stop: threading.Event = field(default_factory=threading.Event)
+    _held: list[socket.socket] = field(default_factory=list)
 
     # ------------------------------------------------------------ processes
 
@@ -167,18 +170,20 @@ class Campaign:
         rng = random.Random(9)
         done = games = resumes_failed = 0
         until = time.monotonic() + budget
-        while done < target and time.monotonic() < until:
+        flooded = 0
+        while time.monotonic() < until:  # `target` kills at least; more while time is left
             games += 1
             base = self.work / f"kills-{games}"
             table = f"kills-{os.getpid()}-{games}"
             net = ["--interface", LOOPBACK, "--pace", "0.05"]
             host = self.start("host", base / "host", "host", *net, "--bot", "greedy", "--players",
                               "3", "--variant", "grande", "--table", table)
-            self.open_port(host, table)
+            port = self.open_port(host, table)
+            flooded += len(self._half_frames(port, 300))  # strangers at the door all game long
             victim = self.start("victim", base / "victim", "join", table, *net, "--bot", "random")
             other = self.start("other", base / "other", "join", table, *net, "--bot", "random")
             replay: Path | None = None
-            while host.popen.poll() is None and done < target and time.monotonic() < until:
+            while host.popen.poll() is None and time.monotonic() < until:
                 seen = len(victim.replays()[0].read_bytes()) if victim.replays() else 0
                 time.sleep(rng.uniform(0.7, 2.5))
                 found = victim.replays()
@@ -191,6 +196,7 @@ class Campaign:
                                     "--interface", LOOPBACK, "--pace", "0.05")
             peers = [host, other, victim]
             codes = [self.wait(p, 180) for p in peers]
+            self._close_half_frames()
             if codes != [0, 0, 0]:
                 resumes_failed += 1
                 self.fail(f"kills game {games}: exit codes {codes}; victim said: "
@@ -199,6 +205,8 @@ class Campaign:
                 self.same_finished(f"kills game {games}", peers)
         self.results["kills: peers killed mid-game (SIGKILL) and resumed"] = done
         self.results["kills: games played"] = games
+        self.results["kills: unfinished connections sent to their hosts"] = flooded
+        self._close_half_frames()
         if done < target:
             self.fail(f"kills: only {done} of {target} kills in the time given")
 
@@ -238,8 +246,30 @@ class Campaign:
             self.same_finished("flood", [host, guest])
         self.results["flood: connections opened (half a 60 kB frame each)"] = opened
         self.results["flood: connections the kernel refused"] = refused
-        notes = [x for x in host.stderr().splitlines() if "unfinished connection" in x]
+        notes = [x for x in host.stderr().splitlines()
+                 if "unfinished connection" in x or x.startswith("refused a connection")]
         self.results["flood: lines the host said about it"] = len(notes)
+
+    def _half_frames(self, port: int, count: int) -> list[socket.socket]:
+        """`count` connections from 50 loopback addresses, each holding half a frame."""
+        opened: list[socket.socket] = []
+        for i in range(count):
+            s = socket.socket()
+            s.settimeout(2.0)
+            try:
+                s.bind((f"127.0.3.{2 + i % 50}", 0))
+                s.connect((LOOPBACK, port))
+                s.sendall(struct.pack(">I", 3000) + os.urandom(1500))
+                opened.append(s)
+            except OSError:
+                s.close()
+        self._held.extend(opened)
+        return opened
+
+    def _close_half_frames(self) -> None:
+        for s in self._held:
+            s.close()
+        self._held.clear()
 
     def pin(self, digits: int, seconds: float) -> None:
         """Guess a `digits`-digit PIN online with the real handshake for `seconds`."""
