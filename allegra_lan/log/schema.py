@@ -16,6 +16,8 @@ documentation says what the code checks.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 import ipaddress
 from dataclasses import dataclass, field
 from typing import Any, Mapping
@@ -37,14 +39,16 @@ def _at(where: str, name: str) -> str:
     return f"{where}.{name}" if where else name
 
 
-class Spec:
-    """One node of a schema."""
+class Spec(ABC):
+    """One node of a schema: every kind of node checks a value and says what it wants."""
 
+    @abstractmethod
     def check(self, value: Any, where: str = "") -> None:
-        raise NotImplementedError
+        """Return if `value` has this form; SchemaError naming `where` otherwise."""
 
+    @abstractmethod
     def describe(self) -> str:
-        raise NotImplementedError
+        """The form in a few words, for PROTOCOL.md's message table."""
 
 
 @dataclass(frozen=True)
