@@ -103,6 +103,22 @@ def write_all(fd: int, data: bytes) -> None:
         view = view[n:]
 
 
+def append_whole(fd: int, data: bytes, size: int, *, fsync: bool = False) -> None:
+    """Append `data` to the file open at `fd`, whose whole lines end at byte `size`; if
+    any of it cannot be written (or, with `fsync`, synced), cut the file back to `size`
+    and raise the OSError: what stays is whole lines, so a reader sees a valid prefix."""
+    try:
+        write_all(fd, data)
+        if fsync:
+            os.fsync(fd)
+    except OSError:
+        try:
+            os.ftruncate(fd, size)
+        except OSError:
+            pass  # a part line at the end still reads as cut short
+        raise
+
+
 def fsync_dir(directory: str | os.PathLike[str]) -> None:
     """Make a rename in `directory` durable (POSIX: the directory entry has its own sync)."""
     try:
@@ -166,5 +182,5 @@ def _discard(fd: int, tmp: Path) -> None:
 
 __all__ = [
     "FileRefused", "WriteFailed", "kind_of", "open_regular", "read_regular", "write_failed", "write_all",
-    "fsync_dir", "write_atomic",
+    "append_whole", "fsync_dir", "write_atomic",
 ]

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Iterator
 
-from ..files import FileRefused, WriteFailed, open_regular, write_all, write_atomic, write_failed
+from ..files import FileRefused, WriteFailed, append_whole, open_regular, write_atomic, write_failed
 from .identity import fingerprint
 
 FORMAT = "allegra-replay/1"
@@ -283,16 +283,10 @@ class ReplayWriter:
             raise self.failed
         if self._fd is None:
             raise ValueError("the replay is closed")
-        try:
-            write_all(self._fd, data)
-            if self.fsync:
-                os.fsync(self._fd)
+        try:  # back to the last whole line on failure: a reader sees an unfinished game
+            append_whole(self._fd, data, self._good, fsync=self.fsync)
         except OSError as e:
             self.failed = write_failed(self.path, e)
-            try:  # back to the last whole line: a reader sees an unfinished game, not garbage
-                os.ftruncate(self._fd, self._good)
-            except OSError:
-                pass  # a part line at the end still reads as cut short
             self.close()
             raise self.failed from None
         self._good += len(data)
