@@ -27,24 +27,24 @@ import trio
 
 from ..bots.base import Bot
 from ..bots.registry import make_bot
+from ..files import WriteFailed, append_whole, write_atomic, write_failed
 from ..local import log_tags
-from ..text import one_line
 from ..log.ceremony import commitment
 from ..log.codec import encode
 from ..log.envelope import Event, sign_event
 from ..log.identity import Identity, fingerprint
 from ..log.knock import KnockError, check_answer, sign_knock
-from ..files import WriteFailed, write_all, write_atomic, write_failed
 from ..log.replay import ReplayWriter, game_stem
 from ..log.takeover import ConsentError, check_consent, sign_consent
-from ..rules import Give, Move, legal_moves, to_act, view
+from ..rules import Decision, Give, Move, State, legal_moves, to_act, view
 from ..table import TAKEOVER, Refused, Table, move_body
+from ..text import one_line
 from .framing import MAX_FRAME, ConnectionClosed, FramedStream, FrameError
 from .gate import HANDSHAKE_MAX_FRAME, MAX_WATCHERS, AcceptBackoff, Gate, Throttle
 from .handshake import HandshakeError, handshake
-from .pin_guard import PinGuard
 from .lobby import Claim, Lobby, LobbyError
 from .messages import MessageError, MessageType, Sender, message_type
+from .pin_guard import PinGuard
 from .sync import Replica
 from .takeover import (
     ASK_AGAIN, GIVE_UP, Promise, Proposal, parse_ask, proposer, runners, seats_to_take, why_not,
@@ -256,14 +256,9 @@ class Node:
         try:
             self.games_dir.mkdir(parents=True, exist_ok=True)
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-            try:
-                size = os.fstat(fd).st_size
-                try:
-                    write_all(fd, "".join(base64.b64encode(e.signed).decode() + "\n"
-                                          for e in dropped).encode("ascii"))
-                except OSError:
-                    os.ftruncate(fd, size)  # whole lines or nothing (a full disk)
-                    raise
+            try:  # whole lines or nothing (a full disk)
+                append_whole(fd, "".join(base64.b64encode(e.signed).decode() + "\n"
+                                         for e in dropped).encode("ascii"), os.fstat(fd).st_size)
             finally:
                 os.close(fd)
             where = f" (kept in {path})"
@@ -341,18 +336,18 @@ class Node:
                 except OSError:  # already reset by the peer
                     await stream.aclose()
                     continue
-                seat = self.gate.enter(source)
-                if seat.evict is not None and seat.evict in self._handshakes:
-                    self._handshakes.pop(seat.evict).cancel()
-                if seat.why is not None:
-                    note = self.gate.note(trio.current_time(), seat.why)
+                admission = self.gate.enter(source)
+                if admission.evict is not None and admission.evict in self._handshakes:
+                    self._handshakes.pop(admission.evict).cancel()
+                if admission.why is not None:
+                    note = self.gate.note(trio.current_time(), admission.why)
                     if note:
                         self.say(note)
-                if seat.ticket is None:
+                if admission.ticket is None:
                     stream.socket.close()  # no handshake, no task, no buffer
                     continue
-                scope = self._handshakes[seat.ticket] = trio.CancelScope()
-                nursery.start_soon(self._accept, stream, source, seat.ticket, scope)
+                scope = self._handshakes[admission.ticket] = trio.CancelScope()
+                nursery.start_soon(self._accept, stream, source, admission.ticket, scope)
 
     def _seated_keys(self) -> set[bytes] | None:
         """Who may connect: anyone while the lobby is open; once it started, the seated
@@ -703,8 +698,8 @@ class Node:
         if t.state is None:
             return
         who = fingerprint(key)
-        d = to_act(t.state)
-        if d is None or d.kind != "play" or not any(isinstance(m, Give) for m in legal_moves(t.state)):
+        d = knock_window(t.state)
+        if d is None:
             self._blame(f"refused from {who}: a knock for seat {seat}: no card is open for knocks")
             return
         if not seat < t.players or seat == d.seat:
@@ -1073,8 +1068,8 @@ class Node:
         state = self.table.state
         if state is None:
             return
-        d = to_act(state)
-        if d is None or d.kind != "play" or not any(isinstance(m, Give) for m in legal_moves(state)):
+        d = knock_window(state)
+        if d is None:
             return
         draw = self.table.head
         answered = self.knocks.setdefault(draw, {})
@@ -1108,7 +1103,13 @@ class Node:
         kind, body = move_body(move, knock)
         self.publish(self._sign(seat, kind, body))
 
-
+def knock_window(state: State) -> Decision | None:
+    """The active seat's decision while the card it drew from the deck is open for knocks
+    (ALLEGRA R16: it may give that card away), else None."""
+    d = to_act(state)
+    if d is None or d.kind != "play" or not any(isinstance(m, Give) for m in legal_moves(state)):
+        return None
+    return d
 
 
 def _seating(lobby: Lobby) -> tuple[Any, ...]:

@@ -181,6 +181,7 @@ class Replica:
             if self.fork is not None:
                 break
             try:
+                self._check_genesis_author(signed)
                 self._check_barred(signed)
                 ev = self._take(signed)
             except Fork as f:
@@ -260,17 +261,20 @@ class Replica:
                 self.peers[p] = min(self.peers[p], ev.seq)
             return self.table.events[ev.seq]
 
+    def _check_genesis_author(self, signed: bytes) -> None:
+        """Refuse a genesis by another key than the host's (`genesis_by`)."""
+        if self.genesis_by is None or self.table.seq != 0 or _peek_seq(signed) != 0:
+            return
+        try:
+            author = decode_event(signed).author
+        except EventError:
+            return  # the table names what is wrong with it
+        if author != self.genesis_by:
+            raise Refused(0, "wrong author: the genesis is the host's to write, by the key "
+                             "its lobby seats at seat 0", fault="author")
+
     def _check_barred(self, signed: bytes) -> None:
-        """Refuse an event a takeover we consented to stands against (see the module doc),
-        and a genesis by another key than the host's."""
-        if self.genesis_by is not None and self.table.seq == 0 and _peek_seq(signed) == 0:
-            try:
-                author = decode_event(signed).author
-            except EventError:
-                return  # the table names what is wrong with it
-            if author != self.genesis_by:
-                raise Refused(0, "wrong author: the genesis is the host's to write, by the key "
-                                 "its lobby seats at seat 0", fault="author")
+        """Refuse an event a takeover we consented to stands against (see the module doc)."""
         if not self.barred:
             return
         seq = _peek_seq(signed)
