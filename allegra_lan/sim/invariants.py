@@ -1,0 +1,185 @@
+"""What must hold after every simulated run, each checked on its own, from plain data.
+
+The checkers take logs (lists of signed events) and facts about the run, not
+the world, so each can be fed by hand: a test gives `check_logs` two
+different logs and sees the failure a broken run would print.
+
+  no_raise   no honest peer raised (tracebacks come with the seed)
+  logs       the honest peers hold byte-identical logs, or every one of them the
+             same fork proof (a fork only where a forking adversary struck)
+  bounded    each honest peer's pending state stayed under its caps (sampled)
+  finished   a game whose honest peers stayed (no absence for good) ended, and
+             one with an absence for good ended too when the table allows takeovers
+  takeover   each takeover event carries a valid consent of every seat that stays,
+             checked here with log/takeover.py alone (not through Table)
+  verify     `allegra replay verify`'s checker passes each distinct honest log
+  run        the run ended within its step and virtual-time bounds (no livelock)
+  notes      every note for the person is one line
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+from ..log.ceremony import read_genesis
+from ..log.envelope import EventError, decode_event
+from ..log.replay import format_header
+from ..log.takeover import ConsentError, check_consent, read_seats
+from ..local import log_tags
+from ..table import TAKEOVER, Table
+from ..tools.verify import verify_file
+
+INVARIANTS = ("no_raise", "logs", "bounded", "finished", "takeover", "verify", "run", "notes")
+
+__all__ = ["INVARIANTS", "Verdicts", "check_logs", "check_takeovers", "check_verify",
+           "check_finished", "check_prefix"]
+
+
+@dataclass
+class Verdicts:
+    checks: Counter[str] = field(default_factory=Counter)
+    failures: list[str] = field(default_factory=list)
+
+    def add(self, kind: str, problems: Iterable[str]) -> None:
+        self.checks[kind] += 1
+        self.failures.extend(f"{kind}: {p}" for p in problems)
+
+
+def _pair(fork: tuple[bytes, bytes]) -> frozenset[bytes]:
+    return frozenset(fork)
+
+
+def check_logs(logs: dict[str, Sequence[bytes]], forks: dict[str, tuple[bytes, bytes] | None],
+               *, fork_allowed: bool) -> list[str]:
+    """Every peer named in `logs` holds the same bytes, or every one the same fork proof."""
+    held = {name: f for name, f in forks.items() if f is not None}
+    if held:
+        out = []
+        if not fork_allowed:
+            out.append(f"a fork proof at {', '.join(sorted(held))} with no forking adversary")
+        pairs = {_pair(f) for f in held.values()}
+        if len(pairs) > 1:
+            out.append(f"different fork proofs: {len(pairs)} distinct pairs")
+        missing = sorted(set(logs) - set(held))
+        if missing:
+            out.append(f"{', '.join(missing)} hold no fork proof while {', '.join(sorted(held))} do")
+        return out
+    names = sorted(logs)
+    if not names:
+        return []
+    first = names[0]
+    out = []
+    for name in names[1:]:
+        a, b = logs[first], logs[name]
+        if list(a) != list(b):
+            at = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+            out.append(f"{first} and {name} differ at seq {at} ({len(a)} and {len(b)} events)")
+    return out
+
+
+def check_prefix(name: str, log: Sequence[bytes], full: Sequence[bytes]) -> list[str]:
+    """A peer that left for good holds a prefix of the final log, or parts from it where a
+    takeover stands in the final log (events its seats wrote alone)."""
+    for i, ev in enumerate(log):
+        if i >= len(full):
+            return [f"{name} holds {len(log)} events, more than the final {len(full)}"]
+        if ev != full[i]:
+            try:
+                if decode_event(full[i]).kind == TAKEOVER:
+                    return []
+            except EventError:
+                pass
+            return [f"{name}'s log parts from the final one at seq {i}"]
+    return []
+
+
+def check_takeovers(log: Sequence[bytes]) -> tuple[int, list[str]]:
+    """(takeovers seen, problems): each takeover's `signs` are exactly the seats that stay,
+    in order, each a valid consent by that seat's key at that point of the log."""
+    keys: list[bytes] = []
+    seen = 0
+    out: list[str] = []
+    for raw in log:
+        try:
+            ev = decode_event(raw)
+        except EventError as e:
+            return seen, [f"an event does not decode: {e}"]
+        if ev.seq == 0:
+            keys = [s.key for s in read_genesis(ev.body).seats]
+            continue
+        if ev.kind != TAKEOVER:
+            continue
+        seen += 1
+        try:
+            seats = read_seats(ev.body.get("seats"), len(keys))
+        except ConsentError as e:
+            out.append(f"takeover at seq {ev.seq}: {e}")
+            continue
+        taken = {s for s, _ in seats}
+        stay = [s for s in range(len(keys)) if s not in taken]
+        signs = ev.body.get("signs")
+        if not isinstance(signs, list) or [x[0] if isinstance(x, list) and x else None
+                                           for x in signs] != stay:
+            out.append(f"takeover at seq {ev.seq}: consents are not exactly seats {stay}")
+            continue
+        for seat, sig in signs:
+            try:
+                check_consent(sig, key=keys[seat], game=ev.game, seq=ev.seq, prev=ev.prev,
+                              seats=seats)
+            except ConsentError as e:
+                out.append(f"takeover at seq {ev.seq}: seat {seat}: {e}")
+        if ev.author not in [keys[s] for s in stay]:
+            out.append(f"takeover at seq {ev.seq}: written by a key of no seat that stays")
+        for s, k in seats:
+            keys[s] = k
+    return seen, out
+
+
+def check_verify(table: Table, workdir: str) -> list[str]:
+    """Write the log as the trio shell would (the header its tags fix) and run the
+    `replay verify` checker on the file."""
+    tags = {"Event": "allegra-lan game", "Site": "allegra-lan", "Date": "2026.01.01",
+            **log_tags(table)}
+    text = format_header(tags) + "".join(base64.b64encode(e.signed).decode("ascii") + "\n"
+                                         for e in table.events)
+    fd, path = tempfile.mkstemp(suffix=".allegra", dir=workdir)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        v = verify_file(path)
+    finally:
+        os.unlink(path)
+    if not v.ok:
+        return [f"replay verify: {v.where} {v.seq}: {v.reason}"]
+    return []
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How one honest peer ended: done (Done action), why it stopped early, and its log."""
+
+    name: str
+    done: bool
+    stopped: str | None
+    over: bool  # its table holds a finished game
+    seq: int
+
+
+def check_finished(outcomes: Sequence[Outcome], *, must_finish: bool, fork: bool,
+                   setup_disturbed: bool, ended: str) -> list[str]:
+    """The liveness rule (see the module doc); `must_finish` is decided by the caller from
+    the faults that happened."""
+    out: list[str] = []
+    for o in outcomes:
+        if o.stopped is not None:
+            legit = (fork and o.stopped == "fork") or (setup_disturbed and o.stopped != "fork")
+            if not legit:
+                out.append(f"{o.name} stopped early: {o.stopped}")
+        elif must_finish and not (o.done and o.over):
+            out.append(f"{o.name} did not finish (seq {o.seq}; the run ended: {ended})")
+    return out

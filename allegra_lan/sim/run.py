@@ -1,0 +1,137 @@
+"""One seed, run and judged: `run_seed(seed, options)` -> `Result` (plain data for a pool)."""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ..rules import to_act
+from .invariants import (
+    Outcome, Verdicts, check_finished, check_logs, check_prefix, check_takeovers, check_verify,
+)
+from .scenario import Options, Scenario, scenario
+from .world import STEP_CAP, VIRTUAL_CAP, World
+
+__all__ = ["Result", "run_seed", "judge", "replay_command"]
+
+_WORKDIR: str | None = None
+
+
+def _workdir() -> str:
+    """One private directory per process for the files `replay verify` reads."""
+    global _WORKDIR
+    if _WORKDIR is None:
+        _WORKDIR = tempfile.mkdtemp(prefix="allegra-sim-")
+    return _WORKDIR
+
+
+@dataclass
+class Result:
+    seed: int
+    ok: bool
+    failures: list[str] = field(default_factory=list)
+    events: int = 0
+    faults: Counter[str] = field(default_factory=Counter)
+    checks: Counter[str] = field(default_factory=Counter)
+    wall: float = 0.0
+    steps: int = 0
+    virtual: float = 0.0
+    frames: int = 0
+    cpu: float = 0.0  # CPU seconds inside the peers' calls
+    ended: str = ""
+    outcome: str = ""  # finished, stopped, stalled
+    spread: list[float] = field(default_factory=list)  # per event: last persist - first (s)
+    trace: list[str] = field(default_factory=list)
+    describe: str = ""
+
+
+def replay_command(seed: int, options: Options) -> str:
+    return " ".join(["python -m allegra_lan.sim", "--seed", str(seed), *options.args()])
+
+
+def judge(w: World) -> Verdicts:
+    """Every invariant over a finished World."""
+    rec, sc = w.rec, w.sc
+    v = Verdicts()
+    v.add("no_raise", rec.errors)
+    v.add("notes", rec.notes_multiline)
+    v.add("bounded", rec.over_cap)
+    honest = w.honest_nodes()
+    logs = {f"node {n.index}": n.disk.events if n.peer is None else [e.signed for e in n.peer.table.events]
+            for n in honest}
+    forks = {}
+    for n in honest:
+        proof = n.disk.fork
+        if proof is None and n.peer is not None and n.peer.replica.fork is not None:
+            f = n.peer.replica.fork
+            proof = (f.first.signed, f.second.signed)
+        forks[f"node {n.index}"] = proof
+    if not rec.errors:
+        v.add("logs", check_logs(logs, forks, fork_allowed=rec.fork_struck))
+    final = max(logs.values(), key=len) if logs else []
+    for n in w.nodes:
+        if n.honest and n.gone:
+            v.add("logs", check_prefix(f"node {n.index} (gone)", n.disk.events, final))
+    seen, problems = check_takeovers(final)
+    if seen:
+        v.add("takeover", problems)
+    checked: set[bytes] = set()
+    for n in honest:
+        if n.peer is None or not n.peer.table.events or rec.errors:
+            continue
+        head = n.peer.table.head
+        if head not in checked:
+            checked.add(head)
+            v.add("verify", check_verify(n.peer.table, _workdir()))
+    absent = rec.absent_in_play or rec.absent_in_setup
+    moves_withheld = any(a.kind == "withholding" and getattr(a, "variant", "") == "moves"
+                         and getattr(a, "on", False) for a in _attacks(w))
+    must_finish = (not rec.fork_struck and not moves_withheld
+                   and (not absent or (sc.takeover > 0 and not rec.absent_in_setup)))
+    outcomes = []
+    for n in honest:
+        p = n.peer
+        over = p is not None and p.table.state is not None and to_act(p.table.state) is None
+        outcomes.append(Outcome(f"node {n.index}", n.done, n.stopped, over,
+                                p.table.seq if p is not None else len(n.disk.events)))
+    if not rec.errors:
+        v.add("finished", check_finished(outcomes, must_finish=must_finish, fork=rec.fork_struck,
+                                         setup_disturbed=rec.setup_disturbed or rec.absent_in_setup,
+                                         ended=rec.ended))
+    run_problems = []
+    if rec.ended == "step cap":
+        run_problems.append(f"more than {STEP_CAP} inputs: a livelock?")
+    if rec.ended == "time cap" and must_finish:
+        run_problems.append(f"more than {VIRTUAL_CAP:g} virtual seconds")
+    v.add("run", run_problems)
+    return v
+
+
+def _attacks(w: World) -> list:
+    return [n.attack for n in w.nodes if n.attack is not None]
+
+
+def run_seed(seed: int, options: Options = Options(), *, verbose: bool = False) -> Result:
+    sc: Scenario = scenario(seed, options)
+    t0 = time.perf_counter()
+    w = World(sc, verbose=verbose, cpu=options.cpu)
+    rec = w.run()
+    v = judge(w)
+    wall = time.perf_counter() - t0
+    honest = w.honest_nodes()
+    events = max((n.peer.table.seq for n in honest if n.peer is not None), default=0)
+    outcome = "stalled"
+    if honest and all(n.done for n in honest):
+        outcome = "stopped" if any(n.stopped for n in honest) else "finished"
+    spread = []
+    for times in rec.events_at.values():
+        if len(times) > 1:
+            spread.append(max(times) - min(times))
+    return Result(seed=seed, ok=not v.failures, failures=v.failures, events=events,
+                  faults=Counter(rec.faults), checks=v.checks, wall=wall, steps=w.steps,
+                  virtual=w.clock.now - sc.start, frames=w.net.frames,
+                  cpu=sum(n.cpu for n in w.nodes), ended=rec.ended, outcome=outcome,
+                  spread=spread if options.cpu else [], trace=rec.trace if verbose else [],
+                  describe=sc.describe() if verbose or v.failures else "")
