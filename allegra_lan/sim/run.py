@@ -58,7 +58,8 @@ def judge(w: World) -> Verdicts:
     v.add("no_raise", rec.errors)
     v.add("notes", rec.notes_multiline)
     v.add("bounded", rec.over_cap)
-    honest = w.honest_nodes()
+    stranded = [n for n in w.honest_nodes() if n.stranded]
+    honest = [n for n in w.honest_nodes() if n not in stranded]
     logs = {f"node {n.index}": n.disk.events if n.peer is None else [e.signed for e in n.peer.table.events]
             for n in honest}
     forks = {}
@@ -72,8 +73,12 @@ def judge(w: World) -> Verdicts:
         v.add("logs", check_logs(logs, forks, fork_allowed=rec.fork_struck))
     final = max(logs.values(), key=len) if logs else []
     for n in w.nodes:
-        if n.honest and n.gone:
+        if n.honest and n.gone and logs:
             v.add("logs", check_prefix(f"node {n.index} (gone)", n.disk.events, final))
+    for n in stranded:
+        if logs:
+            own = [e.signed for e in n.peer.table.events] if n.peer is not None else n.disk.events
+            v.add("logs", check_prefix(f"node {n.index} (left alone)", own, final))
     seen, problems = check_takeovers(final)
     if seen:
         v.add("takeover", problems)

@@ -202,7 +202,7 @@ def scenario(seed: int, options: Options = Options()) -> Scenario:
         elif kind in ("kill", "powercut"):
             faults.append(FaultPlan(kind, at, rng.choice(honest),
                                     duration=rng.choice((rng.uniform(0.05, 2.0), rng.uniform(2.0, 25.0)))))
-        else:  # gone
+        elif len(honest) > 1:  # gone: some honest peer must stay to be judged
             faults.append(FaultPlan(kind, at, rng.choice(honest)))
     return Scenario(
         seed=seed, options=options, variant=variant, players=players, rounds=rounds,

@@ -34,8 +34,9 @@ from ..log.identity import Identity
 from ..net.actions import (
     Changed, Close, Dial, Done, KeepFork, Note, Persist, Rewrite, SaveSeats, Send, Timer,
 )
-from ..net.peer import Peer, ResumeError
-from ..net.session import SeatSpec
+from ..log.codec import decode
+from ..net.peer import Peer, ResumeError, SeatSpec, knock_window
+from ..net.seats_file import MAX_SEATS_FILE, SeatsFileError, check_seats
 from ..rules import Give, legal_moves, to_act
 from ..table import Refused
 from .adversary import Attack, Stranger, make_attack
@@ -50,6 +51,8 @@ QUIET = 150.0  # virtual seconds without a new event, all faults over: the game 
 SAMPLE_EVERY = 25  # inputs between samples of the peers' pending state
 DUPLICABLE = frozenset({"have", "events", "knock", "ping"})  # a shell may resend these
 HISTORY = 64  # frames kept per direction for duplication
+SPIN = 200  # ticks of one peer at one virtual instant: it asks for a timer not after now, forever
+DIAL_TIMEOUT = 5.0  # seconds a dial to a machine that does not answer takes to fail (net/node.py)
 
 # Caps on what a peer may hold pending (the invariant of bounded state): generous
 # enough for any honest game, far below what a flood would leave behind.
@@ -92,6 +95,10 @@ class SimNode:
     entropy: random.Random = field(default_factory=random.Random)
     person_at: tuple[bytes, str] | None = None  # the head a person's decision is scheduled for
     calls: int = 0
+    spin_at: float = -1.0
+    spins: int = 0
+    stranded: bool = False  # every other peer left while it was away: nobody to finish with
+    done_at: float | None = None
 
     @property
     def key(self) -> bytes:
@@ -142,6 +149,7 @@ class World:
         self.history: dict[tuple[int, int], list[bytes]] = {}
         self._stop = False
         self._ephemeral = 40000
+        self._encoded: tuple[object, bytes] = (None, b"")
         self._build()
 
     # ------------------------------------------------------------ setup
@@ -240,7 +248,7 @@ class World:
     def call(self, n: SimNode, name: str, *args: Any, **kw: Any) -> Any:
         """Feed one input to a node's Peer and carry out what it returns."""
         peer = n.peer
-        if peer is None or self._stop:
+        if peer is None or self._stop or n.done:
             return None
         now = self.clock.now
         if self.cpu and n.busy > now:
@@ -287,7 +295,8 @@ class World:
             self.rec.errors.append(f"node {n.index} raised in {name}:\n{tb}")
             self.stop("error")
         else:
-            self.trace(f"adversary node {n.index} raised in {name}: {tb.splitlines()[-1]}")
+            if self.verbose:
+                self.trace(f"adversary node {n.index} raised in {name}: {tb.splitlines()[-1]}")
 
     def _queue_tick(self, n: SimNode) -> None:
         """A tick after the current batch of inputs (same virtual instant, after them)."""
@@ -299,6 +308,23 @@ class World:
         if n.incarnation != inc:
             return
         n.tick_queued = False
+        now = self.clock.now
+        if n.spin_at == now:
+            n.spins += 1
+            if n.spins > SPIN:
+                # A real shell would burn a core here: virtual time does not pass between
+                # ticks at one instant, so the Peer must not keep asking for a time <= now.
+                if n.honest:
+                    self.rec.errors.append(
+                        f"node {n.index} spins: {SPIN} ticks at one instant, each asking for a "
+                        f"Timer at or before now (seq {n.peer.table.seq if n.peer else '?'})")
+                    self.stop("spin")
+                elif n.spins == SPIN + 1:
+                    if self.verbose:
+                        self.trace(f"adversary node {n.index} spins: its ticks at this instant are dropped")
+                return
+        else:
+            n.spin_at, n.spins = now, 0
         self.call(n, "tick")
         self._person(n)
         if n.attack is not None:
@@ -320,6 +346,7 @@ class World:
     def _carry_out(self, n: SimNode, inc: int, actions: list[Any]) -> None:
         if n.incarnation != inc or n.peer is None:
             return
+        self._encoded = (None, b"")  # a broadcast sends one dict to many: encode it once
         for a in actions:
             if n.peer is None or n.incarnation != inc:
                 return  # an earlier action ended this incarnation
@@ -333,26 +360,27 @@ class World:
                     n.next_tick = a.at
                     self.clock.at(a.at, self._timer, n, inc, a.at)
             elif kind is Dial:
-                self._dial(n, a.peer, a.host, a.port)
+                self._dial(n, a)
             elif kind is Close:
                 self._close(n, a.peer, a.why)
             elif kind is SaveSeats:
                 n.disk.save_seats(a.data)
             elif kind is Rewrite:
                 n.disk.rewrite(a.events, a.superseded)
-                self.trace(f"node {n.index} rewrites its log: {len(a.superseded)} superseded")
+                if self.verbose:
+                    self.trace(f"node {n.index} rewrites its log: {len(a.superseded)} superseded")
             elif kind is KeepFork:
                 n.disk.fork = (a.first, a.second)
-                self.trace(f"node {n.index} keeps a fork proof")
+                if self.verbose:
+                    self.trace(f"node {n.index} keeps a fork proof")
             elif kind is Note:
                 if "\n" in a.text or "\r" in a.text:
                     self.rec.notes_multiline.append(f"node {n.index}: {a.text!r:.200}")
-                self.trace(f"node {n.index} note: {a.text[:160]}")
+                if self.verbose:
+                    self.trace(f"node {n.index} note: {a.text[:160]}")
             elif kind is Done:
-                n.done = True
-                n.stopped = a.stopped
-                self.trace(f"node {n.index} done" + (f" (stopped: {a.stopped})" if a.stopped else ""))
-                self._check_end()
+                self._exit(n, a.stopped)
+                return
             elif kind is Changed:
                 pass
             else:
@@ -376,7 +404,11 @@ class World:
         if conn is None:
             return
         try:
-            frame = encode_message(msg)
+            if self._encoded[0] is msg:
+                frame = self._encoded[1]
+            else:
+                frame = encode_message(msg)
+                self._encoded = (msg, frame)
         except ValueError as e:
             if n.honest:
                 self.rec.errors.append(f"node {n.index} asked to send a message no frame can "
@@ -414,67 +446,91 @@ class World:
 
     # ------------------------------------------------------------ connections
 
-    def _dial(self, n: SimNode, expect: bytes | None, host: str, port: int) -> None:
-        target = self.by_addr.get((host, port))
-        if target is None or not target.alive or not self.net.reachable(n.index, target.index):
-            return  # no answer: the Peer dials again later
-        rtt = self.net.latency(n.index, target.index) + self.net.latency(n.index, target.index)
-        self.clock.at(self.clock.now + 1.5 * rtt, self._dial_done, n, n.incarnation, target,
-                      target.incarnation, expect)
-
-    def _dial_done(self, n: SimNode, inc: int, target: SimNode, tinc: int,
-                   expect: bytes | None) -> None:
-        if (n.incarnation != inc or target.incarnation != tinc or n.peer is None
-                or target.peer is None or not self.net.reachable(n.index, target.index)):
+    def _dial(self, n: SimNode, d: Dial) -> None:
+        """A connection attempt: a machine that is off or cut off does not answer (the Peer
+        hears `dial_failed` after DIAL_TIMEOUT); one whose process is dead refuses at once;
+        else the handshake takes about one and a half round trips."""
+        target = self.by_addr.get((d.host, d.port))
+        now = self.clock.now
+        if self.verbose:
+            self.trace(f"{n.index} dials {d.host}:{d.port}" + (f" for {self._name(d.peer)}" if d.peer else ""))
+        if (target is None or target.index in self.net.down
+                or not self.net.reachable(n.index, target.index)):
+            self.clock.at(now + DIAL_TIMEOUT, self._dial_failed, n, n.incarnation, d, None)
             return
-        if expect and expect != target.key:
-            return  # the handshake proves another key than the one dialled
+        rtt = self.net.latency(n.index, target.index) + self.net.latency(n.index, target.index)
+        if not target.alive or target.done:
+            self.clock.at(now + rtt, self._dial_failed, n, n.incarnation, d, None)
+            return
+        self.clock.at(now + 1.5 * rtt, self._dial_done, n, n.incarnation, target,
+                      target.incarnation, d)
+
+    def _dial_failed(self, n: SimNode, inc: int, d: Dial, reason: str | None) -> None:
+        if n.incarnation == inc:
+            if self.verbose:
+                self.trace(f"{n.index}: dial to {d.host}:{d.port} failed ({reason or 'no answer'})")
+            self.input(n, "dial_failed", d.peer, d.host, d.port, reason)
+
+    def _dial_done(self, n: SimNode, inc: int, target: SimNode, tinc: int, d: Dial) -> None:
+        if n.incarnation != inc or n.peer is None or n.done:
+            return
+        if (target.incarnation != tinc or target.peer is None or target.done
+                or not self.net.reachable(n.index, target.index)):
+            self._dial_failed(n, inc, d, None)
+            return
+        if d.peer is not None and d.peer != target.key:
+            self._dial_failed(n, inc, d, "the peer at that address holds another key")
+            return
         if not self.admits(target.peer, n.key):
+            self._dial_failed(n, inc, d, "this table admits only its seated peers now")
             return
         self.connect(n.index, n.key, target, dialler_node=n)
 
-    def admits(self, peer: Peer, key: bytes) -> bool:
-        """The handshake's gate (net/node.py `_seated_keys`): after the start, only seated
-        keys, unless the table admits spectators."""
-        lobby = peer.lobby
-        if peer.table.genesis is None or lobby is None or lobby.spectators:
-            return True
-        return key in lobby.owners()
+    @staticmethod
+    def admits(peer: Peer, key: bytes) -> bool:
+        """The accepting side's handshake gate (`Peer.expected_keys`)."""
+        expected = peer.expected_keys()
+        return expected is None or key in expected
 
     def connect(self, dialler: int, dkey: bytes, target: SimNode,
                 dialler_node: SimNode | None) -> Conn | None:
-        """A connection whose handshake finished: both ends hear `connected`, the dialler
-        first. Two connections between one pair: both keep the one the smaller key dialled."""
-        keeper = min(dkey, target.key)
-        for side, other_key in ((dialler_node, target.key), (target, dkey)):
-            if side is None:
-                continue
-            old = side.conns.get(other_key)
-            if old is not None:
-                old_dialler = self._key_of(old.dialled_by)
-                if old_dialler == keeper or dkey != keeper:
-                    return None  # the older connection stays (both sides agree)
-        for side, other_key in ((dialler_node, target.key), (target, dkey)):
-            if side is None:
-                continue
-            old = side.conns.pop(other_key, None)
-            if old is not None:
-                self.net.finish(old, side.index, "replaced by a newer connection")
-                self.input(side, "disconnected", other_key, "replaced by a newer connection")
+        """A connection whose handshake finished, as the trio shell runs it on each end
+        (net/node.py `_run_link`): an end that already holds a link to that key keeps the
+        new one only if `Peer.keeps_new_link` says so (and the old one then goes without a
+        `disconnected`); the accepting end turns it away if `Peer.refusal` has a message
+        (sent, then closed). Each end that keeps it hears `connected`, the dialler first."""
+        assert target.peer is not None
         conn = self.net.open(dialler, target.index, dialler)
-        self.trace(f"connect {self._name(dkey)} -> {target.index} (conn {conn.id})")
-        if dialler_node is not None:
-            dialler_node.conns[target.key] = conn
-            self.input(dialler_node, "connected", target.key, dialled_by=dkey,
-                       remote=(target.host, target.port))
-        else:
-            assert self.stranger is not None
-            self.stranger.conns[target.key] = conn
-        target.conns[dkey] = conn
+        if self.verbose:
+            self.trace(f"connect {self._name(dkey)} -> {target.index} (conn {conn.id})")
         self._ephemeral += 1
         src = dialler_node.host if dialler_node is not None else f"10.0.0.{dialler + 1}"
-        self.input(target, "connected", dkey, dialled_by=dkey, remote=(src, self._ephemeral))
-        return conn
+        ends: list[tuple[SimNode | None, int, bytes, tuple[str, int]]] = [
+            (dialler_node, dialler, target.key, (target.host, target.port)),
+            (target, target.index, dkey, (src, self._ephemeral))]
+        refusal = target.peer.refusal(dkey)
+        kept = 0
+        for side, idx, other, remote in ends:
+            if side is None:  # the stranger keeps whatever it gets
+                assert self.stranger is not None
+                self.stranger.conns[other] = conn
+                kept += 1
+                continue
+            old = side.conns.get(other)
+            if side is target and refusal is not None:
+                self.net.send(conn, idx, encode_message(refusal))
+                self.net.finish(conn, idx, "turned away")
+                continue
+            if old is not None and not Peer.keeps_new_link(side.key, other,
+                                                           self._key_of(old.dialled_by), dkey):
+                self.net.finish(conn, idx, "the older connection stays")
+                continue
+            if old is not None:
+                self.net.finish(old, idx, "replaced by a newer connection")
+            side.conns[other] = conn
+            kept += 1
+            self.input(side, "connected", other, dialled_by=dkey, remote=remote)
+        return conn if kept == 2 else None
 
     def _key_of(self, index: int) -> bytes:
         if index < len(self.nodes):
@@ -486,7 +542,8 @@ class World:
         conn = n.conns.pop(to, None)
         if conn is None:
             return
-        self.trace(f"{n.index} closes its link to {self._name(to)}: {why[:100]}")
+        if self.verbose:
+            self.trace(f"{n.index} closes its link to {self._name(to)}: {why[:100]}")
         self.net.finish(conn, n.index, why)
         self.input(n, "disconnected", to, why)
 
@@ -521,7 +578,8 @@ class World:
         other = self._key_of(conn.other(end))
         if n.conns.get(other) is conn:
             del n.conns[other]
-            self.trace(f"{end} loses its link to {self._name(other)}: {why[:80]}")
+            if self.verbose:
+                self.trace(f"{end} loses its link to {self._name(other)}: {why[:80]}")
             self.input(n, "disconnected", other, why)
 
     # ------------------------------------------------------------ the simulated person
@@ -547,9 +605,11 @@ class World:
         head = peer.table.head
         d = to_act(state)
         persons = [s for s, sp in peer.players.items() if sp.bot is None]
+        window = knock_window(state)
         if d is not None and d.seat in persons:
             key = (head, "move")
-        elif d is not None and any(isinstance(m, Give) for m in legal_moves(state)):
+        elif window is not None and any(s != window.seat and s not in peer.knocks.get(head, {})
+                                        for s in persons):
             key = (head, "knock")
         else:
             return
@@ -612,7 +672,8 @@ class World:
             return
         now = self.clock.now
         kind = f.kind
-        self.trace(f"FAULT {kind} node {f.node} other {f.other} for {f.duration:.2f}s")
+        if self.verbose:
+            self.trace(f"FAULT {kind} node {f.node} other {f.other} for {f.duration:.2f}s")
         if self._in_setup() and kind not in ("duplicate", "cut"):
             self.rec.setup_disturbed = True
         if kind in ("cut", "stall", "duplicate"):
@@ -643,7 +704,7 @@ class World:
             self.clock.at(now + f.duration, self._heal)
         elif kind in ("kill", "powercut", "gone"):
             n = self.nodes[f.node]
-            if not n.alive:
+            if not n.alive or n.done:
                 return
             self._count(kind)
             self._down(n, power=kind != "kill")
@@ -668,7 +729,8 @@ class World:
 
     def _unblock(self, a: int, b: int) -> None:
         self.active -= 1
-        self.trace(f"UNBLOCK {a}-{b}")
+        if self.verbose:
+            self.trace(f"UNBLOCK {a}-{b}")
         self.net.unblock(a, b)
         self.last_growth = max(self.last_growth, self.clock.now)
 
@@ -684,11 +746,13 @@ class World:
             self.net.vanish(n.index)
             self.net.down.add(n.index)
             lost = n.disk.power_cut(self.rng)
-            self.trace(f"node {n.index} loses power ({lost} unsynced events lost)")
+            if self.verbose:
+                self.trace(f"node {n.index} loses power ({lost} unsynced events lost)")
         else:
             for key, conn in list(n.conns.items()):
                 self.net.finish(conn, n.index, "the peer closed the connection")
-            self.trace(f"node {n.index} is killed")
+            if self.verbose:
+                self.trace(f"node {n.index} is killed")
         n.conns = {}
 
     def _restart(self, n: SimNode) -> None:
@@ -709,10 +773,11 @@ class World:
         n.entropy = random.Random(f"{self.sc.seed}/entropy/{n.index}/{n.incarnation}")
         t0 = time.perf_counter()
         try:
-            peer = Peer.resume(events=list(n.disk.events), seats_file=n.disk.seats,
-                               entropy=n.entropy.randbytes, pace=self.sc.pace,
-                               person=n.person)
-        except ResumeError as e:
+            # As `allegra resume` reads the .seats file: canonically decoded, then checked.
+            stored = check_seats(decode(n.disk.seats, max_size=MAX_SEATS_FILE))
+            peer = Peer.resume(stored, list(n.disk.events), entropy=n.entropy.randbytes,
+                               pace=self.sc.pace, person=n.person)
+        except (ResumeError, SeatsFileError) as e:
             n.gone = True
             self.rec.unresumable.append(f"node {n.index}: {e}")
             self._absent()
@@ -723,7 +788,8 @@ class World:
         n.cpu += time.perf_counter() - t0
         n.peer = peer
         n.alive = True
-        self.trace(f"node {n.index} restarts at seq {peer.table.seq}")
+        if self.verbose:
+            self.trace(f"node {n.index} restarts at seq {peer.table.seq}")
         self._start_node(n, n.incarnation)
 
     # ------------------------------------------------------------ ending
@@ -731,9 +797,25 @@ class World:
     def honest_nodes(self) -> list[SimNode]:
         return [n for n in self.nodes if n.honest and not n.gone]
 
-    def _check_end(self) -> None:
+    def _exit(self, n: SimNode, stopped: str | None) -> None:
+        """Done: the shell ends (net/node.py `_ticker`), and with it every link. An honest
+        peer that is away at that moment (down, or cut off from the one leaving) may be left
+        with nobody to finish with: it is `stranded`, and only its log's prefix is judged."""
+        n.done = True
+        n.stopped = stopped
+        n.done_at = self.clock.now
+        if self.verbose:
+            self.trace(f"node {n.index} done" + (f" (stopped: {stopped})" if stopped else ""))
+        for key, conn in list(n.conns.items()):
+            self.net.finish(conn, n.index, "the peer left")
+        n.conns = {}
+        if n.honest:
+            for o in self.nodes:
+                if o is not n and o.honest and not o.done and not o.gone and (
+                        not o.alive or not self.net.reachable(n.index, o.index)):
+                    o.stranded = True
         nodes = self.honest_nodes()
-        if nodes and all(n.alive and n.done for n in nodes) and not self.active:
+        if nodes and all(o.done for o in nodes):
             self.stop("done")
 
     def _sample(self) -> None:
