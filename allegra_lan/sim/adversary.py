@@ -242,23 +242,23 @@ class Forking(Attack):
         if p is not None and p.table.state is not None:
             self.snap = (p.table.seq, p.table.state)
 
-    def on_persist(self, ev: Event) -> None:
+    def _strike(self, ev: Event) -> None:
+        """Sign the twin of our event `ev` and pick the half of the honest peers it goes to."""
         p = self.node.peer
         if (p is None or self.struck or ev.seq < self.strike_seq or not self.own(ev)
                 or ev.kind in SETUP_KINDS or self.snap is None or self.snap[0] != ev.seq):
             return
         state = self.snap[1]
-        body = dict(ev.body)
-        mine = move_from_dict({"move": ev.kind, **{k: v for k, v in body.items() if k != "knock"}})
+        mine = move_from_dict({"move": ev.kind, **{k: v for k, v in ev.body.items() if k != "knock"}})
         others = [m for m in legal_moves(state) if m != mine and not isinstance(m, Give)]
         links = self.honest_links()
         if not others or not links:
             return
         seat_key = next(sp.identity.key for sp in p.players.values()
                         if sp.identity.public == ev.author)
-        kind, body2 = move_body(others[self.rng.randrange(len(others))])
+        kind, body = move_body(others[self.rng.randrange(len(others))])
         twin = sign_event(seat_key, game=ev.game, seq=ev.seq, prev=ev.prev, kind=kind,
-                          body=body2).signed
+                          body=body).signed
         self.twin[ev.signed] = twin
         self.side_b = set(links[len(links) // 2:]) if len(links) > 1 else set()
         if len(links) == 1:  # one honest peer: it gets the twin first, then the original
@@ -267,7 +267,17 @@ class Forking(Attack):
         self.world.rec.fork_struck = True
 
     def outgoing(self, to: bytes, msg: dict[str, Any], frame: bytes) -> list[bytes]:
-        if not self.twin or to not in self.side_b or msg.get("t") != "events":
+        if msg.get("t") != "events":
+            return [frame]
+        if not self.struck:  # our event goes out before it is persisted: strike here
+            for item in msg["items"]:
+                try:
+                    self._strike(decode_event(item))
+                except ValueError:
+                    pass
+                if self.struck:
+                    break
+        if not self.twin or to not in self.side_b:
             return [frame]
         items = [self.twin.get(i, i) for i in msg["items"]]
         return [encode_message({**msg, "items": items})]

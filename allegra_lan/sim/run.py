@@ -8,6 +8,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ..rules import to_act
+from ..table import TAKEOVER
 from .invariants import (
     Outcome, Verdicts, check_finished, check_logs, check_prefix, check_takeovers, check_verify,
 )
@@ -45,6 +46,10 @@ class Result:
     spread: list[float] = field(default_factory=list)  # per event: last persist - first (s)
     trace: list[str] = field(default_factory=list)
     describe: str = ""
+    # What happened, for the summary and for telling findings apart: takeovers in the honest
+    # logs, honest peers that refused their host's lobby after the start, peers left alone,
+    # fork proofs held, events a power cut took.
+    facts: Counter[str] = field(default_factory=Counter)
 
 
 def replay_command(seed: int, options: Options) -> str:
@@ -130,6 +135,19 @@ def run_seed(seed: int, options: Options = Options(), *, verbose: bool = False) 
     outcome = "stalled"
     if honest and all(n.done for n in honest):
         outcome = "stopped" if any(n.stopped for n in honest) else "finished"
+    facts: Counter[str] = Counter()
+    for n in w.nodes:
+        if n.peer is None:
+            continue
+        # a seated adversary's Peer is the real one, honest until it strikes
+        facts["stale lobby"] += any("a lobby that changes the seats after the start" in f
+                                    for f in n.peer.faults)
+        if not n.honest:
+            continue
+        facts["takeover"] += sum(1 for e in n.peer.table.events if e.kind == TAKEOVER)
+        facts["fork proof"] += n.peer.replica.fork is not None
+        facts["stranded"] += n.stranded
+        facts["lost to a power cut"] += n.disk.lost
     spread = []
     for times in rec.events_at.values():
         if len(times) > 1:
@@ -139,4 +157,4 @@ def run_seed(seed: int, options: Options = Options(), *, verbose: bool = False) 
                   virtual=w.clock.now - sc.start, frames=w.net.frames,
                   cpu=sum(n.cpu for n in w.nodes), ended=rec.ended, outcome=outcome,
                   spread=spread if options.cpu else [], trace=rec.trace if verbose else [],
-                  describe=sc.describe() if verbose or v.failures else "")
+                  describe=sc.describe() if verbose or v.failures else "", facts=+facts)

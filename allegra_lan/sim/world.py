@@ -95,6 +95,7 @@ class SimNode:
     entropy: random.Random = field(default_factory=random.Random)
     person_at: tuple[bytes, str] | None = None  # the head a person's decision is scheduled for
     calls: int = 0
+    cut_mid: float | None = None  # a power cut due inside the next actions that persist (downtime)
     spin_at: float = -1.0
     spins: int = 0
     stranded: bool = False  # every other peer left while it was away: nobody to finish with
@@ -347,9 +348,15 @@ class World:
         if n.incarnation != inc or n.peer is None:
             return
         self._encoded = (None, b"")  # a broadcast sends one dict to many: encode it once
-        for a in actions:
+        cut_at = -1
+        if n.cut_mid is not None and any(type(a) is Persist for a in actions):
+            cut_at = self.rng.randrange(len(actions))  # the power goes after this action
+        for i, a in enumerate(actions):
             if n.peer is None or n.incarnation != inc:
                 return  # an earlier action ended this incarnation
+            if i > cut_at >= 0:
+                self._cut_now(n)
+                return
             kind = type(a)
             if kind is Send:
                 self._send(n, a.peer, a.msg)
@@ -707,6 +714,13 @@ class World:
             if not n.alive or n.done:
                 return
             self._count(kind)
+            if kind == "powercut" and self.rng.random() < 0.5:
+                # The power goes while the shell carries out a Peer's actions (after a Send,
+                # before the Persist that follows it, ...), at the latest 5 s from now.
+                self.active += 1
+                n.cut_mid = f.duration
+                self.clock.at(now + 5.0, self._cut_late, n, n.incarnation)
+                return
             self._down(n, power=kind != "kill")
             if kind == "gone":
                 n.gone = True
@@ -714,6 +728,23 @@ class World:
             else:
                 self.active += 1
                 self.clock.at(now + f.duration, self._restart, n)
+
+    def _cut_now(self, n: SimNode) -> None:
+        duration = n.cut_mid
+        assert duration is not None
+        n.cut_mid = None
+        if self.verbose:
+            self.trace(f"node {n.index}: the power goes in the middle of its actions")
+        self._down(n, power=True)
+        self.clock.at(self.clock.now + duration, self._restart, n)
+
+    def _cut_late(self, n: SimNode, inc: int) -> None:
+        if n.cut_mid is not None and n.incarnation == inc:
+            if n.alive and not n.done:
+                self._cut_now(n)
+            else:
+                n.cut_mid = None
+                self.active -= 1
 
     def _absent(self) -> None:
         if self._in_setup():
