@@ -183,10 +183,16 @@ def summary(rs: list[Result], wall: float, options: Options, out: TextIO) -> Non
     out.write(f"faults injected: {_fmt(faults, FAULT_KINDS)}\n")
     out.write(f"invariants checked: {_fmt(checks, INVARIANTS)}\n")
     spread = [s for r in rs for s in r.spread]
-    if spread:
-        q = statistics.quantiles(spread, n=100) if len(spread) > 1 else [spread[0]] * 99
-        out.write(f"event spread (first to last persist, CPU model): median "
-                  f"{statistics.median(spread) * 1000:.2f} ms, p99 {q[98] * 1000:.2f} ms\n")
+    if len(spread) > 1:
+        q = statistics.quantiles(spread, n=100)
+        model = "with a CPU per peer" if options.cpu else "network only, calls take no time"
+        out.write(f"event spread (virtual time from an event's first persist to its last, "
+                  f"{model}): median {statistics.median(spread) * 1000:.2f} ms, "
+                  f"p99 {q[98] * 1000:.2f} ms\n")
+    peer_events = sum(r.events * r.peers for r in rs)
+    if peer_events:
+        out.write(f"CPU inside the peers: {sum(r.cpu for r in rs) / peer_events * 1e6:.0f} us per "
+                  f"event per peer\n")
     failed = [r for r in rs if not r.ok]
     out.write(f"failures: {len(failed)}\n")
     for r in failed[:SHOW_FAILURES]:

@@ -41,6 +41,7 @@ class Result:
     virtual: float = 0.0
     frames: int = 0
     cpu: float = 0.0  # CPU seconds inside the peers' calls
+    peers: int = 0
     ended: str = ""
     outcome: str = ""  # finished, stopped, stalled
     spread: list[float] = field(default_factory=list)  # per event: last persist - first (s)
@@ -156,5 +157,5 @@ def run_seed(seed: int, options: Options = Options(), *, verbose: bool = False) 
                   faults=Counter(rec.faults), checks=v.checks, wall=wall, steps=w.steps,
                   virtual=w.clock.now - sc.start, frames=w.net.frames,
                   cpu=sum(n.cpu for n in w.nodes), ended=rec.ended, outcome=outcome,
-                  spread=spread if options.cpu else [], trace=rec.trace if verbose else [],
+                  peers=len(sc.nodes), spread=spread, trace=rec.trace if verbose else [],
                   describe=sc.describe() if verbose or v.failures else "", facts=+facts)
