@@ -30,7 +30,7 @@ from allegra_lan.sim.invariants import (
     Outcome, check_finished, check_logs, check_prefix, check_takeovers, check_verify,
 )
 from allegra_lan.sim.net import Clock, LinkSpec, Network
-from allegra_lan.sim.scenario import ADVERSARIES, FAULT_KINDS, NETWORK_FAULTS, Options, scenario
+from allegra_lan.sim.scenario import FAULT_KINDS, Options, scenario
 from allegra_lan.sim.wire import FrameError, decode_frame, oversize_header, raw_frame
 from allegra_lan.table import TAKEOVER, Table
 
@@ -316,8 +316,8 @@ FINDINGS = {
          "lobby refuses that lobby, never claims its seat or refuses seated peers",
     "C": "tick asks for a Timer before now again and again while a re-linked peer is silent",
     "D": "a fork proof stays with the peer that found it: other honest peers play on",
-    "F": "a peer back from a crash holding its own event at a takeover's seq never gets the "
-         "takeover (both ask each other from there), is left alone and plays alone",
+    "F": "a peer back from a crash that writes its own event at a takeover's seq before it "
+         "relinks never gets the takeover (catch-up asks, nobody sends), and plays alone",
 }
 
 
@@ -383,13 +383,15 @@ def test_finding_a_split_brain_takeover(seed: int, options: Options, shows: str)
 
 @pytest.mark.xfail(strict=True, reason="finding F: " + FINDINGS["F"])
 def test_finding_f_a_crashed_peer_never_gets_the_takeover_of_its_seat() -> None:
-    """Seed 0, 2 peers: node 0 (seats 0 and 1) is killed right after writing its move at
-    seq 137; node 1 takes its seats over at 137 and plays on alone. Node 0 comes back with
-    its own event at 137 and says `have 138`; node 1 sees the histories part where it went
-    alone and asks from 137 (`have 137`) instead of sending its events; node 0 sends its
-    event at 137, refused ("seq 137 is already taken by another author"); nobody sends the
-    takeover. Node 1 leaves after LINGER; node 0, alone, takes over seat 2 and plays a game
-    of its own: "node 0 and node 1 differ at seq 137"."""
+    """Seed 0, 2 peers: node 0 (seats 0 and 1) is killed at seq 137; node 1 takes both
+    seats over at seq 137 and plays on alone. Node 0 restarts holding 137 events, and its
+    bot writes seat 1's move at 137 on its first tick, before any link: both went alone
+    from 137. They meet: node 0 says `have 138`; node 1 sees the histories part where it
+    went alone and asks from there (`have 137`) instead of sending its events; node 0 sees
+    no difference up to 137 and sends its own event at 137, refused ("seq 137 is already
+    taken by another author"); nobody sends the takeover. Node 1 leaves after LINGER; node 0,
+    alone, takes over seat 2 and plays a game of its own: "node 0 and node 1 differ at seq
+    137"."""
     r = run_seed(0, Options(peers=(2, 2), faults=("cut", "duplicate", "kill", "powercut", "forged",
                                                   "replayed", "malformed", "oversized", "flooding")))
     assert r.ok, r.failures

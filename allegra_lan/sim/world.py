@@ -25,7 +25,7 @@ import random
 import time
 import traceback
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from nacl.signing import SigningKey
 
@@ -51,6 +51,7 @@ QUIET = 150.0  # virtual seconds without a new event, all faults over: the game 
 SAMPLE_EVERY = 25  # inputs between samples of the peers' pending state
 DUPLICABLE = frozenset({"have", "events", "knock", "ping"})  # a shell may resend these
 HISTORY = 64  # frames kept per direction for duplication
+SETUP_STAGES = ("genesis", "accept", "commit", "reveal")
 SPIN = 200  # ticks of one peer at one virtual instant: it asks for a timer not after now, forever
 DIAL_TIMEOUT = 5.0  # seconds a dial to a machine that does not answer takes to fail (net/node.py)
 
@@ -672,7 +673,9 @@ class World:
         self.rec.faults[kind] = self.rec.faults.get(kind, 0) + 1
 
     def _in_setup(self) -> bool:
-        return self.max_seq <= 3 * self.sc.players
+        """Whether some honest peer still runs the ceremony (its log has no play yet)."""
+        return any(n.peer.table.stage() in SETUP_STAGES for n in self.nodes
+                   if n.honest and n.peer is not None and not n.done)
 
     def _fault(self, f: Any) -> None:
         if self._stop:
@@ -886,5 +889,3 @@ def _summary(msg: dict[str, Any]) -> str:
         return f"knock seat {msg.get('seat')}"
     return str(t)
 
-
-Runner = Callable[[Scenario], Record]
