@@ -342,10 +342,10 @@ def test_a_seed_replays_exactly() -> None:
            (b.events, b.steps, b.frames, b.virtual, b.failures, b.faults)
 
 
-def test_three_hundred_seeded_games_fail_only_by_the_known_findings() -> None:
-    """300 seeds, 2 to 4 peers, every fault kind drawn across them, on 2 worker processes:
+def test_250_seeded_games_fail_only_by_the_known_findings() -> None:
+    """250 seeds, 2 to 4 peers, every fault kind drawn across them, on 2 worker processes:
     every invariant holds in each run, except for failures the pinned findings explain."""
-    seeds = list(range(300))
+    seeds = list(range(250))
     rs = list(cli.results(seeds, Options(peers=(2, 4)), 2))
     assert sorted(r.seed for r in rs) == seeds
     injected = {k for r in rs for k in r.faults}
@@ -356,7 +356,7 @@ def test_three_hundred_seeded_games_fail_only_by_the_known_findings() -> None:
     unexplained = [f"seed {r.seed}: {f.splitlines()[0]}" for r in rs for f in r.failures
                    if finding(r, f) is None]
     assert unexplained == []
-    assert sum(r.ok for r in rs) > 200
+    assert sum(r.ok for r in rs) > 170
 
 
 def test_the_pending_state_checker_sees_a_flood() -> None:
