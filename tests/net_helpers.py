@@ -11,18 +11,21 @@ peer stalled and what it waited for.
 
 from __future__ import annotations
 
+import base64
 import os
 import re
 import secrets
+import signal
 import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence, TypeVar
 
 import trio
 
+from allegra_lan.log.envelope import decode_event
 from allegra_lan.log.identity import Identity
 from allegra_lan.net.node import Node
 from allegra_lan.net.session import SeatSpec, result_line, run_guest, run_host
@@ -30,6 +33,7 @@ from allegra_lan.rules import to_act
 from allegra_lan.tools.verify import Verdict, verify_file
 
 LOOPBACK = "127.0.0.1"
+T = TypeVar("T")
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -45,6 +49,28 @@ def replay_events(path: Path) -> int:
     """Events in a replay file: its non-empty lines that are not header tags."""
     lines = path.read_text(encoding="ascii").splitlines()
     return sum(1 for line in lines if line and not line.startswith("["))
+
+
+def kinds_in(path: Path) -> list[str]:
+    """The kind of every event in a replay file, in log order (e.g. to find a takeover).
+
+    Only whole lines count: tests poll files a running peer is still appending to, and a
+    line read half-written would not decode."""
+    text = path.read_text(encoding="utf-8").partition("\n\n")[2]
+    whole = text[:text.rfind("\n") + 1]
+    return [decode_event(base64.b64decode(x)).kind for x in whole.split("\n") if x]
+
+
+def wait_for(what: str, check: Callable[[], T], limit: float = 30.0) -> T:
+    """Poll `check` until it returns something true, and return that; fail naming `what`
+    after `limit` s (generous: a loaded machine is slow, not wrong)."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        got = check()
+        if got:
+            return got
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
 
 
 # ---------------------------------------------------------------- peers in one process
@@ -282,6 +308,45 @@ class CliPool:
                 pass
 
 
+def start_allegra(home: Path, *args: str) -> subprocess.Popen[str]:
+    """`python -m allegra_lan ARGS` with XDG homes under `home`, its output on pipes, in a
+    session of its own (so `os.killpg` reaches it and whatever it started)."""
+    env = {**os.environ, "XDG_CONFIG_HOME": str(config_home(home)), "XDG_DATA_HOME": str(data_home(home))}
+    return subprocess.Popen([sys.executable, "-m", "allegra_lan", *args], env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+
+
+def kill_a_guest_mid_game(homes: dict[str, Path], table: str, net: list[str],
+                          procs: list[subprocess.Popen[str]], *host_args: str,
+                          ) -> tuple[subprocess.Popen[str], subprocess.Popen[str], Path]:
+    """A 3-seat ALLEGRA table of `allegra` processes (host, victim, other); once the
+    victim's replay holds 20 events it is killed with SIGKILL. Returns the host, the other
+    guest and the victim's replay."""
+    host = start_allegra(homes["host"], "host", *net, "--bot", "greedy", "--players", "3",
+                         "--variant", "allegra", "--table", table, *host_args)
+    procs.append(host)
+    time.sleep(1.0)
+    victim = start_allegra(homes["victim"], "join", table, *net, "--bot", "random")
+    procs.append(victim)
+    time.sleep(0.5)
+    other = start_allegra(homes["other"], "join", table, *net, "--bot", "random")
+    procs.append(other)
+    games = data_home(homes["victim"]) / "allegra-lan" / "games"
+    deadline = time.monotonic() + 30
+    replay: Path | None = None
+    while time.monotonic() < deadline:
+        found = sorted(games.glob("*.allegra")) if games.exists() else []
+        if found and replay_events(found[0]) > 20:
+            replay = found[0]
+            break
+        time.sleep(0.1)
+    assert replay is not None, "the game did not start"
+    os.killpg(victim.pid, signal.SIGKILL)
+    victim.wait(timeout=10)
+    return host, other, replay
+
+
 @dataclass(frozen=True)
 class ListedTable:
     """One row of `allegra games`."""
@@ -307,5 +372,6 @@ def parse_games(stdout: str, name: str) -> ListedTable | None:
 
 __all__ = [
     "LOOPBACK", "InProcessPeer", "PlayedTable", "play_table", "check_same_finished_game", "CliRun",
-    "CliPool", "ListedTable", "parse_games", "unique_table", "replay_events",
+    "CliPool", "ListedTable", "parse_games", "unique_table", "replay_events", "kinds_in", "wait_for",
+    "start_allegra", "kill_a_guest_mid_game",
 ]

@@ -8,33 +8,15 @@ follows the game to its end as a watcher of its old seat, and every log ends ide
 
 from __future__ import annotations
 
-import base64
 import os
 import signal
 import subprocess
-import time
 import uuid
 from pathlib import Path
 
-from allegra_lan.log.envelope import decode_event
 from allegra_lan.tools.verify import verify_file
 
-from test_net_resume import kill_a_guest_mid_game, start
-
-
-def kinds_in(path: Path) -> list[str]:
-    text = path.read_text(encoding="utf-8").partition("\n\n")[2]
-    return [decode_event(base64.b64decode(x)).kind for x in text.split("\n") if x]
-
-
-def wait_for(what: str, check, limit: float = 30.0):  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + limit
-    while time.monotonic() < deadline:
-        got = check()
-        if got:
-            return got
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
+from net_helpers import kill_a_guest_mid_game, kinds_in, start_allegra, wait_for
 
 
 def test_the_others_let_a_bot_take_a_dead_peers_seat_and_it_follows_on_resume(tmp_path: Path) -> None:
@@ -53,7 +35,7 @@ def test_the_others_let_a_bot_take_a_dead_peers_seat_and_it_follows_on_resume(tm
         # Without the dead peer, the others agree and go on: a takeover lands in the host's log.
         host_file = wait_for("the host's replay", lambda: replay("host"))
         wait_for("a takeover in the host's log", lambda: "takeover" in kinds_in(host_file))
-        resumed = start(homes["victim"], "resume", str(mine), "--interface", "127.0.0.1")
+        resumed = start_allegra(homes["victim"], "resume", str(mine), "--interface", "127.0.0.1")
         procs.append(resumed)
         outs = {}
         for name, p in (("host", host), ("other", other), ("victim", resumed)):
@@ -78,7 +60,7 @@ def test_the_others_let_a_bot_take_a_dead_peers_seat_and_it_follows_on_resume(tm
 
 
 def test_takeover_after_must_be_whole_seconds(tmp_path: Path) -> None:
-    p = start(tmp_path, "host", "--interface", "127.0.0.1", "--bot", "greedy", "--takeover-after", "soon")
+    p = start_allegra(tmp_path, "host", "--interface", "127.0.0.1", "--bot", "greedy", "--takeover-after", "soon")
     out, err = p.communicate(timeout=60)
     assert p.returncode == 2 and len(err.strip().splitlines()) == 1
     assert "--takeover-after" in err and "not a whole number of seconds" in err

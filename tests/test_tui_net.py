@@ -24,10 +24,8 @@ from allegra_lan.tui.app import Pace, make_application
 from allegra_lan.tui.net_client import NetClient, Want
 from allegra_lan.tui.screen import plain
 
-from net_helpers import unique_table
-from test_net_resume import start
-from test_net_takeover import kinds_in
-from test_tui_play import Screen24, choose, press_offered
+from helpers import Screen24, choose, press_offered
+from net_helpers import kinds_in, start_allegra, unique_table
 
 LOOPBACK = "127.0.0.1"
 
@@ -41,7 +39,8 @@ class BotPeer:
         self.proc: subprocess.Popen[str] | None = None
 
     def start(self) -> None:
-        self.proc = start(self.home, "join", self.table, "--interface", LOOPBACK, "--bot", self.bot)
+        self.proc = start_allegra(self.home, "join", self.table, "--interface", LOOPBACK,
+                                  "--bot", self.bot)
 
     def finishes(self) -> None:
         """It exits 0 (it held the whole game when it left)."""
@@ -95,7 +94,7 @@ class Person:
         self.knock_windows = 0  # ALLEGRA: times the knock window opened for us
         self.gave = 0  # times we gave a drawn card to a knocker
 
-    # the shape test_tui_play.choose expects
+    # the shape helpers.choose expects
     @property
     def refused_now(self) -> bool:
         p = self.client.play
@@ -126,7 +125,7 @@ class Person:
 
 
 class Keys:
-    """The shape test_tui_play.press_offered and choose drive: press, footer, screen, and
+    """The shape helpers.press_offered and choose drive (helpers.Keyed): press, footer, screen, and
     client.refused (the table's refusal once play began)."""
 
     def __init__(self, person: Person) -> None:
@@ -215,8 +214,8 @@ def test_a_person_hosts_in_the_client_a_bot_joins_and_they_play_a_whole_game(tmp
 
 def test_a_person_finds_a_table_in_the_client_joins_and_plays(tmp_path: Path) -> None:
     table = unique_table("tuifind")
-    host = start(tmp_path / "hosthome", "host", "--interface", LOOPBACK, "--bot", "greedy",
-                 "--players", "2", "--variant", "allegra", "--table", table)
+    host = start_allegra(tmp_path / "hosthome", "host", "--interface", LOOPBACK, "--bot", "greedy",
+                         "--players", "2", "--variant", "allegra", "--table", table)
     want = Want(LOOPBACK, "bea", tmp_path / "me")
     client = NetClient(Identity.from_seed(b"tui-net-guest" * 2), want, Pace(bot=0, knock=None))
 
@@ -302,7 +301,7 @@ def test_the_host_seats_a_bot_quits_mid_game_and_resumes_in_the_client(tmp_path:
 
 def test_without_bot_and_without_a_terminal_the_commands_say_so(tmp_path: Path) -> None:
     for args in (["host", "--interface", LOOPBACK], ["join", "--interface", LOOPBACK]):
-        p = start(tmp_path, *args)
+        p = start_allegra(tmp_path, *args)
         out, err = p.communicate(timeout=60)
         assert p.returncode == 2, (args, err)
         assert err.strip().count("\n") == 0 and "needs a terminal to play" in err, err
@@ -382,8 +381,8 @@ def test_a_person_away_too_long_is_replaced_by_a_bot_and_follows_on_resume(tmp_p
 
 def test_a_wrong_pin_in_the_client_says_why_and_leaves_cleanly(tmp_path: Path) -> None:
     table = unique_table("tuipin")
-    host = start(tmp_path / "hosthome", "host", "--interface", LOOPBACK, "--bot", "greedy",
-                 "--players", "2", "--table", table, "--pin", "1234")
+    host = start_allegra(tmp_path / "hosthome", "host", "--interface", LOOPBACK, "--bot", "greedy",
+                         "--players", "2", "--table", table, "--pin", "1234")
     client = NetClient(Identity.from_seed(b"tui-net-pin" * 3),
                        Want(LOOPBACK, "fay", tmp_path / "me", table=table, pin="9999"),
                        Pace(bot=0, knock=None))
