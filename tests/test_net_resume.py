@@ -7,44 +7,29 @@ data directories; every log ends byte-identical.
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
-import time
-import uuid
 from pathlib import Path
 
 import pytest
 
-from net_helpers import kill_a_guest_mid_game, replay_events, start_allegra
+from net_helpers import (
+    LOOPBACK, CliPool, check_same_ending, kill_a_guest_mid_game, replay_events, unique_table,
+)
+
+PACE = "0.01"  # seconds each bot waits before it moves: a game of ~300 events lasts 3 s or more,
+# so the victim (killed once it holds 20) is surely killed mid-game
 
 
-def test_a_killed_peer_resumes_and_every_log_ends_identical(tmp_path: Path) -> None:
-    table = f"resume-{uuid.uuid4().hex[:8]}"
-    net = ["--interface", "127.0.0.1", "--pace", "0.03"]
-    homes = {name: tmp_path / name for name in ("host", "victim", "other")}
-    procs: list[subprocess.Popen[str]] = []
-    try:
-        host, other, replay = kill_a_guest_mid_game(homes, table, net, procs)
-        before = replay_events(replay)
-        time.sleep(2.0)  # the others notice, and wait
-        resumed = start_allegra(homes["victim"], "resume", str(replay), "--interface", "127.0.0.1")
-        procs.append(resumed)
-        outs = {}
-        for name, p in (("host", host), ("other", other), ("victim", resumed)):
-            out, err = p.communicate(timeout=120)
-            assert p.returncode == 0, f"{name} exit {p.returncode}: {err[-2000:]}"
-            outs[name] = out
-        lines = {name: next(x for x in out.splitlines() if x.startswith("game over")) for name, out in outs.items()}
-        assert len(set(lines.values())) == 1, lines
-        files = [next((homes[n] / "data" / "allegra-lan" / "games").glob("*.allegra")) for n in homes]
-        assert len({f.read_bytes() for f in files}) == 1
-        assert replay_events(files[0]) > before
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                os.killpg(p.pid, signal.SIGKILL)
-                p.wait(timeout=10)
+def test_a_killed_peer_resumes_and_every_log_ends_identical(clis: CliPool) -> None:
+    table = unique_table("resume")
+    net = ["--interface", LOOPBACK, "--pace", PACE]
+    host, other, victim, replay = kill_a_guest_mid_game(clis, table, net)
+    before = replay_events(replay)  # the others noticed the loss, and wait
+    resumed = clis.start("resumed", ["resume", str(replay), "--interface", LOOPBACK], home=victim.home)
+    check_same_ending([host, other, resumed])
+    assert resumed.replays() == [replay]  # it went on in the very file it was killed writing
+    assert replay_events(replay) > before
 
 
 @pytest.mark.parametrize("args, message", [

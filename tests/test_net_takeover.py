@@ -8,55 +8,30 @@ follows the game to its end as a watcher of its old seat, and every log ends ide
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import uuid
 from pathlib import Path
 
-from allegra_lan.tools.verify import verify_file
+from net_helpers import (
+    LOOPBACK, START_LIMIT, CliPool, check_same_ending, kill_a_guest_mid_game, kinds_in, start_allegra,
+    unique_table, wait_for,
+)
 
-from net_helpers import kill_a_guest_mid_game, kinds_in, start_allegra, wait_for
+PACE = "0.01"  # seconds each bot waits before it moves: a game of ~300 events lasts 3 s or more,
+# so the victim (killed once it holds 20) is surely killed mid-game
 
 
-def test_the_others_let_a_bot_take_a_dead_peers_seat_and_it_follows_on_resume(tmp_path: Path) -> None:
-    table = f"takeover-{uuid.uuid4().hex[:8]}"
-    net = ["--interface", "127.0.0.1", "--pace", "0.04"]
-    homes = {name: tmp_path / name for name in ("host", "victim", "other")}
-    games = {n: h / "data" / "allegra-lan" / "games" for n, h in homes.items()}
-    procs: list[subprocess.Popen[str]] = []
-
-    def replay(name: str) -> Path | None:
-        found = sorted(games[name].glob("*.allegra")) if games[name].exists() else []
-        return found[0] if found else None
-
-    try:
-        host, other, mine = kill_a_guest_mid_game(homes, table, net, procs, "--takeover-after", "1")
-        # Without the dead peer, the others agree and go on: a takeover lands in the host's log.
-        host_file = wait_for("the host's replay", lambda: replay("host"))
-        wait_for("a takeover in the host's log", lambda: "takeover" in kinds_in(host_file))
-        resumed = start_allegra(homes["victim"], "resume", str(mine), "--interface", "127.0.0.1")
-        procs.append(resumed)
-        outs = {}
-        for name, p in (("host", host), ("other", other), ("victim", resumed)):
-            out, err = p.communicate(timeout=120)
-            assert p.returncode == 0, f"{name} exit {p.returncode}: {err[-2000:]}"
-            outs[name] = (out, err)
-        lines = {n: next(x for x in out.splitlines() if x.startswith("game over")) for n, (out, _) in outs.items()}
-        assert len(set(lines.values())) == 1, lines
-        files = [replay(n) for n in homes]
-        assert all(files) and len({f.read_bytes() for f in files if f}) == 1
-        assert kinds_in(files[0]).count("takeover") == 1  # type: ignore[arg-type]
-        verdict = verify_file(files[0])  # type: ignore[arg-type]
-        assert verdict.ok and verdict.finished, verdict
-        assert "asking the other seats to let bots play" in outs["host"][1]
-        assert "agreed to let bots play" in outs["other"][1]
-        assert "is played by a bot on" in outs["victim"][1] and "from now on" in outs["victim"][1]
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                os.killpg(p.pid, signal.SIGKILL)
-                p.wait(timeout=10)
+def test_the_others_let_a_bot_take_a_dead_peers_seat_and_it_follows_on_resume(clis: CliPool) -> None:
+    table = unique_table("takeover")
+    net = ["--interface", LOOPBACK, "--pace", PACE]
+    host, other, victim, mine = kill_a_guest_mid_game(clis, table, net, "--takeover-after", "1")
+    # Without the dead peer, the others agree and go on: a takeover lands in the host's log.
+    host_file = wait_for("the host's replay", lambda: (host.replays() or [None])[0], START_LIMIT)
+    wait_for("a takeover in the host's log", lambda: "takeover" in kinds_in(host_file), START_LIMIT)
+    resumed = clis.start("resumed", ["resume", str(mine), "--interface", LOOPBACK], home=victim.home)
+    final = check_same_ending([host, other, resumed])
+    assert kinds_in(final).count("takeover") == 1
+    assert "asking the other seats to let bots play" in host.stderr()
+    assert "agreed to let bots play" in other.stderr()
+    assert "is played by a bot on" in resumed.stderr() and "from now on" in resumed.stderr()
 
 
 def test_takeover_after_must_be_whole_seconds(tmp_path: Path) -> None:

@@ -106,19 +106,30 @@ class Person:
     def footer(self) -> str:
         return "   ".join(self.screen().split("\n")[-2:])
 
-    async def until(self, what: str, ok: Callable[[], bool], limit: float = 30.0) -> None:
+    async def until(self, what: str, ok: Callable[[], bool], limit: float = 30.0,
+                    every: float = 0.02) -> None:
         deadline = time.monotonic() + limit
         while not ok():
             if time.monotonic() > deadline:
                 raise AssertionError(f"timed out waiting for {what}; the screen:\n{self.screen()}")
-            await asyncio.sleep(0.02)
+            await asyncio.sleep(every)
 
     async def press(self, key: str) -> str:
+        """Send one key and return the screen once the client handled it and settled.
+
+        Waits on the client's own signals (its key count, then its idle event) rather than
+        polling on a coarse period: a whole game is hundreds of keys, and a 20 ms poll per
+        key was most of these tests' time."""
         n = self.client.keys_handled
         self.inp.send_text(key)
-        await self.until(f"key {key!r} to be handled", lambda: self.client.keys_handled > n, 10)
+        await self.until(f"key {key!r} to be handled", lambda: self.client.keys_handled > n, 10,
+                         every=0.001)
         idle = self.client.play.idle if self.client.play is not None else self.client.idle
-        await self.until(f"the client to settle after {key!r}", idle.is_set)
+        try:
+            await asyncio.wait_for(idle.wait(), 30)
+        except asyncio.TimeoutError:
+            raise AssertionError(f"the client did not settle after {key!r}; the screen:\n"
+                                 f"{self.screen()}") from None
         text = self.screen()
         self.screens.append(text)
         return text
