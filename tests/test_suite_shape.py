@@ -1,5 +1,6 @@
 """The test suite's own shape: test modules share helpers through tests/helpers.py and
-tests/net_helpers.py, never by importing one another.
+tests/net_helpers.py, never by importing one another; and those helpers do what the
+tests rely on.
 
 Why: a test module imported by another is collected twice over (its import side effects,
 its fixtures and module-level state run in a module that is not under test there), a
@@ -12,6 +13,8 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+
+from net_helpers import kinds_in
 
 TESTS = Path(__file__).resolve().parent
 
@@ -87,3 +90,23 @@ def test_the_check_sees_every_way_of_importing_a_test_module() -> None:
     ])
     lines = sorted(int(x.split(":")[1]) for x in imports_of_test_modules(source))
     assert lines == [1, 2, 3, 5, 6, 7, 9, 10], lines
+
+
+# ---------------------------------------------------------------- the shared helpers themselves
+
+
+def test_kinds_in_reads_only_the_whole_lines_of_a_replay_still_being_written(tmp_path: Path) -> None:
+    """Tests poll the replay a running peer appends to (e.g. for a takeover); a line caught
+    half-written must be left for the next poll, not fail the test with a decoding error."""
+    golden = (TESTS.parent / "replays" / "golden" / "allegra-2p.allegra").read_text("ascii")
+    head, _, body = golden.partition("\n\n")
+    lines = body.split("\n")
+    whole = f"{head}\n\n" + "\n".join(lines[:12]) + "\n"
+    path = tmp_path / "growing.allegra"
+    path.write_text(whole, "ascii")
+    kinds = kinds_in(path)
+    assert len(kinds) == 12 and kinds[0] == "genesis", kinds
+    path.write_text(whole + lines[12][: len(lines[12]) // 2 + 1], "ascii")
+    assert kinds_in(path) == kinds
+    path.write_text(f"{head}\n", "ascii")  # not even the header's end yet
+    assert kinds_in(path) == []
