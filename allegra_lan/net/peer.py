@@ -43,7 +43,9 @@ from ..log.envelope import Event, sign_event
 from ..log.identity import Identity, fingerprint
 from ..log.knock import KnockError, check_answer, sign_knock
 from ..log.takeover import ConsentError, check_consent, sign_consent
-from ..rules import Decision, Give, Move, State, legal_moves, ruleset_for, to_act, view
+from ..rules import (
+    Decision, Give, Move, State, legal_moves, ruleset_for, ruleset_from_dict, to_act, view,
+)
 from ..table import TAKEOVER, Refused, Table, move_body
 from ..text import one_line
 from .actions import (
@@ -213,11 +215,13 @@ class Peer:
     @classmethod
     def host(cls, identity: Identity, *, variant: str, players: int, table_name: str,
              seats: list[SeatSpec], table_id: bytes, entropy: Entropy, pin: str | None = None,
-             spectators: bool = False, takeover: int = 0, pace: float = 0.0) -> "Peer":
+             spectators: bool = False, takeover: int = 0, pace: float = 0.0,
+             options: dict[str, Any] | None = None) -> "Peer":
         """Open a table; this peer plays `seats` (seat 0 first, with the node's own key);
         `takeover`: seconds a seat's peer may be away before the others may let a bot play
-        it (0: never). RulesetError / UnknownBot name a bad variant, size or bot."""
-        ruleset = ruleset_for(variant)
+        it (0: never); `options`: ruleset fields other than the variant's defaults (e.g.
+        {"rounds": 1}). RulesetError / UnknownBot name a bad variant, option, size or bot."""
+        ruleset = ruleset_from_dict({**ruleset_for(variant).to_dict(), **(options or {})})
         ruleset.check_players(players)
         peer = cls(identity, table_id=table_id, entropy=entropy, pin=pin, pace=pace)
         lobby = Lobby(table_id, table_name, ruleset.to_dict(), players, host=identity.public,
@@ -566,11 +570,9 @@ class Peer:
         return Identity(SigningKey(self.entropy(32)))
 
     def _deliver(self, sends: list[tuple[Any, dict[str, Any]]]) -> None:
-        for key, msg in sends:
-            self._send(key, msg)
-        self._take_accepted()
-
-    def _take_accepted(self) -> None:
+        """Carry out what the replica decided: the events it took go to disk first (a
+        person's move must be there before any peer holds it), then its messages, then
+        what the new events change here."""
         r = self.replica
         for f in r.faults:
             who = fingerprint(f.peer) if isinstance(f.peer, bytes) else str(f.peer)
@@ -589,6 +591,8 @@ class Peer:
         else:
             for ev in new:
                 self._out.append(Persist(ev, self._must_sync(ev)))
+        for key, msg in sends:
+            self._send(key, msg)
         if new:
             self._head_at, self._noted = self._now, 0.0
             if any(ev.kind == TAKEOVER for ev in new):
