@@ -1,4 +1,4 @@
-"""The peer's protocol object alone (net/peer.py): no socket, no clock, no file.
+"""The peer's protocol object alone (net/peer/): no socket, no clock, no file.
 
 A `Peer` is fed inputs with the time as an argument and answers with actions;
 these tests play it on a clock of their own. Whole games between several peers
