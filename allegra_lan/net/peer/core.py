@@ -102,7 +102,7 @@ class Peer(Lobbying, Playing, TakingOver):
         self.stopped: str | None = None  # why the game stopped before its end
         self.gone = False  # Done was given: the shell may close everything
         self._leave_at: float | None = None
-        self._dialling: set[bytes | None] = set()
+        self._dialling: dict[bytes | None, float] = {}  # a Dial out, not yet answered: since when
         self._tried: dict[bytes, float] = {}  # peer -> when we last dialled it
         self._head_at: float | None = None  # when the log last grew (or we started)
         self._noted = 0.0  # seconds of the current pause already noted
@@ -262,9 +262,9 @@ class Peer(Lobbying, Playing, TakingOver):
         """A handshake with `key` finished (a second link to a linked key replaces the
         first: the shell asked `keeps_new_link`)."""
         self._begin(now)
-        self._dialling.discard(key)
+        self._dialling.pop(key, None)
         if dialled_by == self.me and self.joining is not None and self.lobby is None:
-            self._dialling.discard(None)
+            self._dialling.pop(None, None)
         if self.refusal(key) is not None:  # the shell asks first; this is the belt
             self._out.append(Close(key, "too many peers without a seat"))
             return self._end()
@@ -298,7 +298,7 @@ class Peer(Lobbying, Playing, TakingOver):
                     reason: str | None) -> list[Action]:
         """A Dial gave no link: `reason` is the handshake's refusal (None: nobody answered)."""
         self._begin(now)
-        self._dialling.discard(key)
+        self._dialling.pop(key, None)
         if key is None and self.joining is not None and self.lobby is None:
             self._fail_join(reason or f"no table answers at {host}:{port}")
         elif reason is not None and key is not None:
@@ -584,12 +584,18 @@ class Peer(Lobbying, Playing, TakingOver):
     def _dial(self) -> None:
         now = self._now
         for owner, host, port in self._wanted():
-            if owner in self.links or owner in self._dialling:
+            # A Dial the shell never answered (a duplicate link it dropped) counts for
+            # DIAL_PENDING at most, so a link that drops later is always dialled again.
+            pending = self._dialling.get(owner)
+            if owner in self.links:
+                continue
+            if pending is not None and now < pending + config.DIAL_PENDING:
+                self._timer(pending + config.DIAL_PENDING)
                 continue
             at = self._tried.get(owner, -config.REDIAL_EVERY) + config.REDIAL_EVERY
             if now >= at:
                 self._tried[owner] = now
-                self._dialling.add(owner)
+                self._dialling[owner] = now
                 self._out.append(Dial(owner, host, port))
                 at = now + config.REDIAL_EVERY
             self._timer(at)

@@ -22,7 +22,7 @@ class Lobbying:
         assert j is not None
         if j.dialled is None:
             j.dialled = self._now
-            self._dialling.add(None)
+            self._dialling[None] = self._now
             self._out.append(Dial(None, *j.host))
         if self._now >= j.dialled + config.HOST_TIMEOUT:
             self._fail_join(f"the host at {j.host[0]}:{j.host[1]} sent no lobby within "
