@@ -32,6 +32,9 @@ from allegra_lan.rules import to_act
 from allegra_lan.tools.verify import Verdict, verify_file
 
 LOOPBACK = "127.0.0.1"
+# seconds each bot waits before it moves in kill_a_guest_mid_game's game: ~300 events then
+# last 3 s or more, so the victim (killed once it holds 20) surely dies mid-game
+MID_GAME_PACE = "0.01"
 START_LIMIT = 60.0  # seconds an `allegra` process may take to open, find or join a table (a loaded machine)
 T = TypeVar("T")
 ROOT = Path(__file__).resolve().parents[1]
@@ -412,5 +415,5 @@ def parse_games(stdout: str, name: str) -> ListedTable | None:
 __all__ = [
     "LOOPBACK", "InProcessPeer", "PlayedTable", "play_table", "check_same_finished_game", "CliRun",
     "CliPool", "ListedTable", "parse_games", "unique_table", "replay_events", "kinds_in", "wait_for",
-    "start_allegra", "kill_a_guest_mid_game", "check_same_ending", "START_LIMIT",
+    "start_allegra", "kill_a_guest_mid_game", "check_same_ending", "START_LIMIT", "MID_GAME_PACE",
 ]

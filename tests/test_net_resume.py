@@ -14,16 +14,14 @@ from pathlib import Path
 import pytest
 
 from net_helpers import (
-    LOOPBACK, CliPool, check_same_ending, kill_a_guest_mid_game, replay_events, unique_table,
+    LOOPBACK, MID_GAME_PACE, CliPool, check_same_ending, kill_a_guest_mid_game, replay_events,
+    unique_table,
 )
-
-PACE = "0.01"  # seconds each bot waits before it moves: a game of ~300 events lasts 3 s or more,
-# so the victim (killed once it holds 20) is surely killed mid-game
 
 
 def test_a_killed_peer_resumes_and_every_log_ends_identical(clis: CliPool) -> None:
     table = unique_table("resume")
-    net = ["--interface", LOOPBACK, "--pace", PACE]
+    net = ["--interface", LOOPBACK, "--pace", MID_GAME_PACE]
     host, other, victim, replay = kill_a_guest_mid_game(clis, table, net)
     before = replay_events(replay)  # the others noticed the loss, and wait
     resumed = clis.start("resumed", ["resume", str(replay), "--interface", LOOPBACK], home=victim.home)

@@ -11,17 +11,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from net_helpers import (
-    LOOPBACK, START_LIMIT, CliPool, check_same_ending, kill_a_guest_mid_game, kinds_in, start_allegra,
-    unique_table, wait_for,
+    LOOPBACK, MID_GAME_PACE, START_LIMIT, CliPool, check_same_ending, kill_a_guest_mid_game, kinds_in,
+    start_allegra, unique_table, wait_for,
 )
-
-PACE = "0.01"  # seconds each bot waits before it moves: a game of ~300 events lasts 3 s or more,
-# so the victim (killed once it holds 20) is surely killed mid-game
 
 
 def test_the_others_let_a_bot_take_a_dead_peers_seat_and_it_follows_on_resume(clis: CliPool) -> None:
     table = unique_table("takeover")
-    net = ["--interface", LOOPBACK, "--pace", PACE]
+    net = ["--interface", LOOPBACK, "--pace", MID_GAME_PACE]
     host, other, victim, mine = kill_a_guest_mid_game(clis, table, net, "--takeover-after", "1")
     # Without the dead peer, the others agree and go on: a takeover lands in the host's log.
     host_file = wait_for("the host's replay", lambda: (host.replays() or [None])[0], START_LIMIT)
