@@ -346,7 +346,7 @@ def kill_a_guest_mid_game(clis: CliPool, table: str, net: Sequence[str], *host_a
     dialling), it is killed with SIGKILL; this returns once both others said they lost it:
     the host, the other guest, the (dead) victim and its replay."""
     host = clis.start("host", ["host", *net, "--bot", "greedy", "--players", "3", "--variant", "allegra",
-                               "--table", table, *host_args])
+                               "--table", table, "--rounds", "2", *host_args])
     host.wait_for_stderr(rf"table '{re.escape(table)}' open on ", START_LIMIT)
     joining = ["join", table, *net, "--bot", "random", "--wait", str(START_LIMIT)]
     victim = clis.start("victim", joining)  # both at once: the host gives each the first free seat
