@@ -64,7 +64,8 @@ class BotPeer:
 def hosting(games: Path, name: str, table: str, *, variant: str, players: int,
             takeover: int = 0) -> Want:
     return Want(LOOPBACK, name, games, host={"variant": variant, "players": players, "bots": [],
-                                             "table": table, "takeover": takeover, "spectators": False})
+                                             "table": table, "takeover": takeover, "spectators": False,
+                                             "options": {"rounds": 1}})
 
 
 def same_log(games: Path, peer: BotPeer) -> Path:
@@ -226,7 +227,7 @@ def test_a_person_hosts_in_the_client_a_bot_joins_and_they_play_a_whole_game(tmp
 def test_a_person_finds_a_table_in_the_client_joins_and_plays(tmp_path: Path) -> None:
     table = unique_table("tuifind")
     host = start_allegra(tmp_path / "hosthome", "host", "--interface", LOOPBACK, "--bot", "greedy",
-                         "--players", "2", "--variant", "allegra", "--table", table)
+                         "--players", "2", "--variant", "allegra", "--table", table, "--rounds", "1")
     want = Want(LOOPBACK, "bea", tmp_path / "me")
     client = NetClient(Identity.from_seed(b"tui-net-guest" * 2), want, Pace(bot=0, knock=None))
 
