@@ -4,34 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from allegra_lan.local import LocalGame, derived
 from allegra_lan.log.envelope import Event, sign_event
-from allegra_lan.log.identity import Identity
 from allegra_lan.log.takeover import sign_consent
 from allegra_lan.rules import legal_moves, to_act
 from allegra_lan.table import Refused, Table, fold, move_body
 
-from test_table import local, play_random
-
-
-def new_key(tag: str) -> Identity:
-    return Identity.from_seed(derived("takeover-key", tag))
-
-
-def takeover(g: LocalGame, table: Table, taken: list[int], *, author: int | None = None,
-             signers: list[int] | None = None, keys: list[Identity] | None = None) -> bytes:
-    """The signed takeover of `taken` at `table`'s next seq, consented by `signers`."""
-    keys = keys or [new_key(f"bot{s}") for s in taken]
-    seats = [(s, k.public) for s, k in zip(taken, keys)]
-    stay = [s for s in range(table.players) if s not in taken]
-    signers = stay if signers is None else signers
-    game = table.game
-    assert game is not None
-    signs = [[s, sign_consent(g.players[s].identity.key, game, table.seq, table.head, seats)]
-             for s in signers]
-    author = stay[0] if author is None else author
-    return sign_event(g.players[author].identity.key, game=game, seq=table.seq, prev=table.head,
-                      kind="takeover", body={"seats": [[s, k] for s, k in seats], "signs": signs}).signed
+from helpers import local, new_key, play_random, takeover
 
 
 def _refused(t: Table, signed: bytes, fault: str) -> str:
