@@ -175,15 +175,10 @@ class World:
             seats = [SeatSpec(s.name, s.bot) for s in plan.seats]
             if n is host:
                 n.peer = Peer.host(n.ident, variant=sc.variant, players=sc.players,
-                                   table_name=f"sim {sc.seed}", seats=seats, pin=False,
+                                   table_name=f"sim {sc.seed}", seats=seats,
                                    spectators=sc.spectators, takeover=sc.takeover,
-                                   table_id=table_id, entropy=n.entropy.randbytes, pace=sc.pace)
-                lobby = n.peer.lobby
-                assert lobby is not None
-                # The Peer's constructor takes no ruleset, only a variant: the lobby's ruleset
-                # is what the genesis will carry, so the rounds are set there, before any
-                # lobby message goes out.
-                lobby.ruleset = {**lobby.ruleset, "rounds": sc.rounds}
+                                   table_id=table_id, entropy=n.entropy.randbytes, pace=sc.pace,
+                                   options={"rounds": sc.rounds})
             else:
                 n.peer = Peer.guest(n.ident, host=(host.host, host.port), table_id=table_id,
                                     seats=seats, entropy=n.entropy.randbytes, pace=sc.pace)
