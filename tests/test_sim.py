@@ -496,6 +496,15 @@ def test_the_command_runs_seeds_on_two_processes_and_summarises() -> None:
     assert p.stderr.strip().splitlines()[-1].startswith("20/20 games")  # not a tty: lines
 
 
+def test_every_option_that_shapes_a_run_is_in_its_replay_command() -> None:
+    o = Options(peers=(3, 3), faults=("kill", "forking"), cpu=True, latency=0.0002)
+    assert replay_command(7, o) == ("python -m allegra_lan.sim --seed 7 --peers 3 --faults "
+                                    "kill,forking --cpu --latency 0.2")
+    assert replay_command(7, Options()) == "python -m allegra_lan.sim --seed 7"
+    sc = scenario(7, Options(latency=0.0002))
+    assert {(s.base, s.jitter) for s in sc.links.values()} == {(0.0002, 0.00002)}
+
+
 def test_one_seed_with_its_trace() -> None:
     p = _sim("--seed", "5", "--peers", "2", "--faults", "none", "-v")
     assert p.returncode == 0, p.stdout + p.stderr
@@ -506,6 +515,7 @@ def test_one_seed_with_its_trace() -> None:
     (["--seeds", "x"], "--seeds needs a whole number, not 'x'"),
     (["--peers", "1-7"], "--peers must be within 2-6"),
     (["--faults", "cut,meteor"], "unknown fault kind 'meteor'"),
+    (["--latency", "0"], "--latency must be 0.001 to 1000 ms, not 0"),
     (["-v"], "-v prints one run's trace: give it with --seed S"),
     (["--bogus"], "unrecognized arguments: --bogus"),
 ])

@@ -1,7 +1,7 @@
 """`python -m allegra_lan.sim`: run seeded games, check every invariant, summarise.
 
     python -m allegra_lan.sim --seeds 10000 --jobs 2 [--start S] [--peers 2-6]
-                              [--faults kind,kind|all|none] [--cpu]
+                              [--faults kind,kind|all|none] [--cpu] [--latency MS]
     python -m allegra_lan.sim --seed S [-v] [same options]
 
 Exit status 0 when every run held every invariant, 1 when one failed (each
@@ -62,6 +62,16 @@ def _faults(text: str) -> tuple[str, ...]:
     return tuple(k for k in FAULT_KINDS if k in kinds)
 
 
+def _ms(text: str) -> float:
+    try:
+        ms = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--latency needs milliseconds, not {text!r}") from None
+    if not 0.001 <= ms <= 1000:
+        raise argparse.ArgumentTypeError(f"--latency must be 0.001 to 1000 ms, not {text}")
+    return ms / 1000
+
+
 def _count(name: str, lo: int):  # type: ignore[no-untyped-def]
     def parse(text: str) -> int:
         try:
@@ -92,6 +102,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--cpu", action="store_true",
                    help="each peer's calls cost their measured CPU time on that peer's own "
                         "virtual CPU (a LAN with a CPU per peer; timings then depend on this machine)")
+    p.add_argument("--latency", type=_ms, default=None, metavar="MS",
+                   help="every link's one-way latency in milliseconds, jitter a tenth of it "
+                        "(default: seeded per link, 0.1-2 ms and 0.05-3 ms of jitter)")
     p.add_argument("-v", "--verbose", action="store_true", help="with --seed: print the run's trace")
     return p
 
@@ -227,7 +240,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout, err: TextI
     except ArgError as e:
         err.write(f"{PROG}: error: {e}\n")
         return 2
-    options = Options(peers=args.peers, faults=args.faults, cpu=args.cpu)
+    options = Options(peers=args.peers, faults=args.faults, cpu=args.cpu, latency=args.latency)
     if args.verbose and args.seed is None:
         err.write(f"{PROG}: error: -v prints one run's trace: give it with --seed S\n")
         return 2

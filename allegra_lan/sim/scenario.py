@@ -44,6 +44,7 @@ class Options:
     peers: tuple[int, int] = (2, 6)
     faults: tuple[str, ...] = FAULT_KINDS
     cpu: bool = False  # each call costs its measured CPU time on its peer's own CPU
+    latency: float | None = None  # every link's one-way latency (s), jitter a tenth of it
 
     def args(self) -> list[str]:
         """The command-line options that reproduce these (for the replay command)."""
@@ -55,6 +56,8 @@ class Options:
             out += ["--faults", ",".join(self.faults) if self.faults else "none"]
         if self.cpu:
             out += ["--cpu"]
+        if self.latency is not None:
+            out += ["--latency", f"{self.latency * 1000:g}"]
         return out
 
 
@@ -182,7 +185,10 @@ def scenario(seed: int, options: Options = Options()) -> Scenario:
     total = n_nodes + (1 if stranger else 0)
     for a in range(total):
         for b in range(a + 1, total):
-            links[(a, b)] = LinkSpec(base=rng.uniform(0.0001, 0.002), jitter=rng.uniform(0.00005, 0.003))
+            spec = LinkSpec(base=rng.uniform(0.0001, 0.002), jitter=rng.uniform(0.00005, 0.003))
+            if options.latency is not None:
+                spec = LinkSpec(base=options.latency, jitter=options.latency / 10)
+            links[(a, b)] = spec
 
     honest = [i for i in range(n_nodes) if i != adv_index]
     faults: list[FaultPlan] = []
