@@ -18,8 +18,11 @@ from typing import Any
 import pytest
 
 from allegra_lan.log.codec import decode
+from allegra_lan.log.envelope import sign_event
 from allegra_lan.log.identity import Identity
-from allegra_lan.net.actions import Action, Close, Dial, Done, Note, Persist, SaveSeats, Send, Timer
+from allegra_lan.net.actions import (
+    Action, Close, Dial, Done, KeepFork, Note, Persist, SaveSeats, Send, Timer,
+)
 from allegra_lan.net.lobby import Claim, Lobby
 from allegra_lan.net.peer import (
     BURST, HOST_TIMEOUT, PING_EVERY, SILENCE, Peer, ResumeError, SeatSpec,
@@ -345,3 +348,35 @@ def test_a_peer_never_asks_to_be_ticked_at_or_before_now() -> None:
     for now in (50.0, 50.5, 51.0, 52.5):
         timers = [a.at for a in peer.tick(now) if isinstance(a, Timer)]
         assert timers and all(at > now for at in timers), (now, timers)
+
+
+def test_a_peer_that_finds_a_fork_sends_the_proof_and_a_peer_that_gets_it_stops() -> None:
+    """Issue 10, finding D (the simulator): a forking seat sent each peer one twin; the one
+    peer that met both stopped, the others played on. Now the proof goes to every link
+    (both events in byte order) and a peer checks it, stops and sends it on; a proof that
+    proves nothing is refused by name."""
+    peer, disk = alone("grande", 2, seed="d"), Disk()
+    run(peer, disk, stop_after=12)
+    t = peer.table
+    last = t.events[-1]
+    ident_of = {sp.identity.public: sp.identity for sp in peer.players.values()}
+    twin = sign_event(ident_of[last.author].key, game=t.game, seq=last.seq, prev=last.prev,
+                      kind="twin", body={"n": 1}).signed
+    proof = {"t": "fork", "first": last.signed, "second": twin}
+
+    other = Peer(ident("d-other"), table_id=TABLE, entropy=entropy("d-other"))
+    other.replica = type(peer.replica)(type(t)())
+    for e in t.events[:-1]:
+        other.table.append(e.signed)
+    other.lobby = peer.lobby
+    other.connected(60.0, peer.me, dialled_by=peer.me, remote=("10.0.0.1", 4000))
+    third = ident("d-third").public
+    other.connected(60.0, third, dialled_by=third, remote=("10.0.0.3", 4003))
+    bogus = other.handle(60.1, peer.me, {"t": "fork", "first": last.signed, "second": last.signed})
+    assert other.replica.fork is None and "proves no fork" in other.faults[-1], bogus
+    other.handle(60.2, peer.me, proof)
+    out = other.tick(60.3)
+    kept = [a for a in out if isinstance(a, KeepFork)]
+    sent = [a for a in out if isinstance(a, Send) and a.msg["t"] == "fork"]
+    assert len(kept) == 1 and (kept[0].first, kept[0].second) == tuple(sorted((last.signed, twin)))
+    assert {a.peer for a in sent} == {peer.me, third} and other.over and other.stopped == "fork"
