@@ -38,7 +38,7 @@ from ...bots.registry import make_bot
 from ...log.codec import encode
 from ...log.envelope import Event, EventError, decode_event
 from ...log.identity import Identity, fingerprint
-from ...rules import Move, ruleset_for, ruleset_from_dict, to_act
+from ...rules import Decision, Move, ruleset_for, ruleset_from_dict, to_act
 from ...table import TAKEOVER, Fork, Refused, Table
 from ...text import one_line
 from ..actions import (
@@ -111,6 +111,7 @@ class Peer(Lobbying, Playing, TakingOver):
         self._wake: float | None = None
         self._resume_notes: list[Action] = []
         self._decided_in_knock_window = False  # the bot move being published chose from knocks
+        self._window: tuple[bytes, Decision | None] | None = None  # knock_window of the head
 
     # ------------------------------------------------------------ construction
 
@@ -617,20 +618,19 @@ class Peer(Lobbying, Playing, TakingOver):
         whether this peer may send it at all (before anything inside it is read), then
         its schema. Each refusal names the peer and what was wrong; the handlers behind
         this are total on messages of their schema (tests/test_hostile_messages.py)."""
-        who = fingerprint(key)
         try:
             mt = message_type(msg)
         except MessageError as e:
-            self._blame(f"refused from {who}: {e}")
+            self._blame(f"refused from {fingerprint(key)}: {e}")
             return
         why = self._may_not_send(key, mt)
         if why is not None:
-            self._blame(f"refused from {who}: a {mt.name} message {why}")
+            self._blame(f"refused from {fingerprint(key)}: a {mt.name} message {why}")
             return
         try:
             mt.check(msg)
         except MessageError as e:
-            self._blame(f"refused from {who}: {e}")
+            self._blame(f"refused from {fingerprint(key)}: {e}")
             return
         getattr(self, HANDLERS[mt.name])(key, msg)
 
