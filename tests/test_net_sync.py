@@ -328,3 +328,81 @@ def test_replicas_that_end_connected_end_with_one_log(n: int, seed: int,
         logs = {(bus.r[m].table.seq, bus.r[m].table.head) for m in part}
         assert len(logs) == 1, {m: bus.r[m].table.seq for m in part}
     assert all(not r.faults for r in bus.r.values()), {m: r.faults for m, r in bus.r.items()}
+
+
+# ---------------------------------------------------------------- hostile gossip
+
+anything = st.recursive(
+    st.none() | st.booleans() | st.integers(-2, 2**33) | st.binary(max_size=40) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=5), inner, max_size=4),
+    max_leaves=12)
+KEYS = [key_of(n) for n in ("x", "y", "z", "w")]
+some_key = st.sampled_from(KEYS) | st.binary(min_size=32, max_size=32)
+gossip = st.one_of(
+    st.fixed_dictionaries({"t": st.just("links"), "peers": st.lists(some_key, max_size=70)}),
+    st.fixed_dictionaries({"t": st.just("links")}, optional={"peers": anything, "x": anything}),
+    st.fixed_dictionaries({"t": st.sampled_from(["have", "events", "refused", "links", "ping"])},
+                          optional={"seq": anything, "head": anything, "from": anything,
+                                    "items": anything, "peers": anything}),
+    anything,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(msgs=st.lists(st.tuples(st.sampled_from(KEYS[:3]), gossip, st.floats(0, 5)), max_size=12))
+def test_any_gossip_from_linked_peers_is_taken_or_one_protocol_fault(
+        msgs: list[tuple[bytes, Any, float]]) -> None:
+    """links (the new handler) and the rest: never an exception, a malformed message is one
+    `protocol` fault, sends go only to linked peers and are of their schema, and what is
+    kept of each peer is bounded (its last links, at most MAX_LINKS keys)."""
+    from allegra_lan.net.messages import MAX_LINKS, MessageError, check_message
+
+    events = GAME.table.events
+    r = Replica(Table())
+    for e in events[:5]:
+        r.table.append(e.signed)
+    linked = set(KEYS[:3])
+    for k in KEYS[:3]:
+        r.connected(k, 0.0)
+    t = 0.0
+    for peer, msg, dt in msgs:
+        t += dt
+        faults = len(r.faults)
+        try:
+            check_message(msg)
+            valid = True
+        except MessageError:
+            valid = False
+        sends = r.received(peer, msg, t) + r.tick(t)
+        if not valid:
+            assert [f.fault for f in r.faults[faults:]] == ["protocol"]
+        for to, out in sends:
+            assert to in linked
+            check_message(out)
+        assert all(len(v) <= MAX_LINKS for v in r._links.values())
+        assert set(r._links) <= linked
+    r.disconnected(KEYS[0], t)
+    assert KEYS[0] not in r._links and KEYS[0] not in r.peers
+
+
+def test_links_are_announced_and_a_lost_one_gets_the_far_end_one_have() -> None:
+    """Each (re)connection and loss is announced to every link. x relays nothing to y, whom
+    x says it is linked to; when x stops naming y, y gets our `have` (it may have lost an
+    event on the x-y link), once per state of our log however often x flaps."""
+    events = GAME.table.events
+    x, y, z = (key_of(n) for n in "xyz")
+    r = Replica(Table())
+    for e in events[:5]:
+        r.table.append(e.signed)
+    r.connected(x, 0.0)
+    sends = r.connected(y, 0.0)
+    assert sends[1:] == [(p, {"t": "links", "peers": sorted([x, y])}) for p in (x, y)]
+    r.received(x, {"t": "links", "peers": [y, z]}, 0.1)
+    assert r.received(y, {"t": "links", "peers": [x]}, 0.1) == []
+    assert r.received(x, {"t": "events", "from": 5, "items": [events[5].signed]}, 0.15) == []
+    assert r.received(x, {"t": "links", "peers": [z]}, 0.2) == [(y, r.have())]
+    r.received(x, {"t": "links", "peers": [y, z]}, 0.3)
+    assert r.received(x, {"t": "links", "peers": []}, 0.4) == []  # y was told already
+    sends = r.disconnected(x, 0.5)
+    assert sends == [(y, {"t": "links", "peers": [y]}), (y, r.have())]
+    assert r.table.seq == 6 and not r.faults

@@ -288,8 +288,10 @@ class Replica:
         new = frozenset(k for k in msg["peers"] if k != peer)
         old = self._links.get(peer, frozenset())
         self._links[peer] = new
-        have = self.have()
-        return [(q, have) for q in sorted(old - new) if q in self.peers]
+        mine = (self.table.seq, self.table.head)
+        # (Once per state of our log: a peer that flaps its links gets no more out of us.)
+        return [self._have_to(q) for q in sorted(old - new)
+                if q in self.peers and self._told.get(q) != mine]
 
     def _on_events(self, peer: Peer, msg: dict[str, Any], now: float | None) -> list[Send]:
         start, items = msg["from"], msg["items"]  # of the form of net/messages.py
