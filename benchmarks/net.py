@@ -13,7 +13,8 @@ browsed anywhere else):
 (b) propagation: the time from one peer appending a move (`Replica.publish`,
     the signed event handed to its replica) until every other peer has accepted
     it (its replica took the event through `Table`), with 4 peers (Grande, its
-    maximum) and 6 peers (ALLEGRA, its maximum), one process per peer (this
+    maximum) and 6 peers (ALLEGRA, its maximum), and ALLEGRA with 4 (so CPU per
+    event compares across n for one variant), one process per peer (this
     script with `--role peer`, running `run_host` / `run_guest` with `random`
     bots), at least `--moves` moves each. Each peer process wraps
     `Replica.publish` and `Replica.received` (net/sync.py, whatever shell drives
@@ -217,6 +218,7 @@ class Recorder:
     cpu: list[int] = field(default_factory=list)  # process CPU ns at the first and the latest accept
     writes: dict[bool, list[int]] = field(default_factory=lambda: {True: [0, 0], False: [0, 0]})
     replica: Replica | None = None  # this peer's replica (its copy counters, read at the end)
+    replica_cpu: int = 0  # process CPU ns spent inside Replica.publish and Replica.received
 
     def install(self) -> None:
         """Wrap Replica.publish and Replica.received (net/sync.py: whichever shell drives
@@ -238,19 +240,21 @@ class Recorder:
                 recorder.cpu = [recorder.cpu[0] if recorder.cpu else cpu, cpu]
 
         def publish(replica: Replica, signed: bytes, *args: Any, **kwargs: Any) -> Any:
-            before, t0 = replica.table.seq, time.monotonic_ns()
+            before, t0, c0 = replica.table.seq, time.monotonic_ns(), time.process_time_ns()
             try:
                 return original_publish(replica, signed, *args, **kwargs)
             finally:
+                recorder.replica_cpu += time.process_time_ns() - c0
                 if replica.table.seq > before:
                     recorder.published.append((before, t0))
                 took(replica, before)
 
         def received(replica: Replica, *args: Any, **kwargs: Any) -> Any:
-            before = replica.table.seq
+            before, c0 = replica.table.seq, time.process_time_ns()
             try:
                 return original_received(replica, *args, **kwargs)
             finally:
+                recorder.replica_cpu += time.process_time_ns() - c0
                 took(replica, before)
 
         def append(writer: ReplayWriter, signed: bytes, *args: Any, **kwargs: Any) -> None:
@@ -284,7 +288,7 @@ class Recorder:
     def write(self, path: Path, result: str) -> None:
         copies = (self.replica.copies, self.replica.relayed) if self.replica is not None else (0, 0)
         lines = [f"result {result}", f"frames {self.frames} {copies[0]} {copies[1]}",
-                 f"cpu {' '.join(map(str, self.cpu))}",
+                 f"cpu {' '.join(map(str, self.cpu))}", f"replica_cpu {self.replica_cpu}",
                  f"writes {' '.join(str(x) for k in (True, False) for x in self.writes[k])}"]
         lines += [f"pub {seq} {ns}" for seq, ns in self.published]
         lines += [f"acc {seq} {kind} {ns}" for seq, kind, ns in self.accepted]
@@ -344,6 +348,7 @@ class GameRecord:
     first_sent: dict[int, int]  # the first frame carrying the seq went to a socket
     first_read: dict[int, int]  # the first frame carrying the seq was read
     cpu: float = 0.0  # CPU ns this peer spent from its first accepted event to its last
+    replica_cpu: float = 0.0  # of the whole run, CPU ns inside its replica (the checks)
     copies: dict[int, int] = field(default_factory=dict)  # seq -> copies of it this peer sent
 
 
@@ -356,6 +361,8 @@ def read_record(path: Path) -> GameRecord:
             rec.result = rest
         elif word == "cpu" and len(parts) == 2:
             rec.cpu = float(int(parts[1]) - int(parts[0]))
+        elif word == "replica_cpu":
+            rec.replica_cpu = float(parts[0])
         elif word == "frames":
             rec.frames, rec.items, rec.relayed = int(parts[0]), int(parts[1]), int(parts[2])
         elif word == "writes":
@@ -392,6 +399,7 @@ class GameResult:
     relayed_per_event: float  # of those, relayed for another author
     writes: tuple[int, int, int, int]  # replay appends of all peers: fsynced (count, ns), not fsynced
     cpu_per_event: list[float]  # each peer's CPU microseconds per event of the game
+    replica_cpu_per_event: list[float]  # of which inside its replica (decode, signature, engine)
     seconds: float
 
 
@@ -455,12 +463,13 @@ def play_one_game(base: Path, variant: str, players: int, pace: float) -> GameRe
     moves = [seq for seq, kind in records[0].kinds.items() if kind not in SETUP_KINDS]
     per_move = [sum(r.copies.get(seq, 0) for r in records) for seq in moves]
     cpu = [r.cpu / 1000 / max(events - 1, 1) for r in records]
+    replica_cpu = [r.replica_cpu / 1000 / max(events, 1) for r in records]
     writes = tuple(sum(r.writes[i] for r in records) for i in range(4))
     return GameResult(to_all, to_first, author_part, wire, taking, len(to_all), events,
                       statistics.mean(per_move) if per_move else 0.0,
                       sum(r.items for r in records) / max(events, 1),
                       sum(r.relayed for r in records) / max(events, 1),
-                      writes, cpu, seconds)  # type: ignore[arg-type]
+                      writes, cpu, replica_cpu, seconds)  # type: ignore[arg-type]
 
 
 @dataclass
@@ -481,6 +490,7 @@ class Propagation:
     write_unsynced: float  # and without
     writes: tuple[int, int]  # how many of each
     cpu_per_event: float  # median over peers and games, microseconds
+    replica_cpu_per_event: float  # of which inside the replica, the same way
     cpu_all_peers: float  # all peers of a game together, microseconds per event (mean over games)
     seconds: float
 
@@ -493,6 +503,7 @@ def propagation(work: Path, variant: str, players: int, pace: float, moves: int)
     copies: list[tuple[float, float, float]] = []
     writes = [0, 0, 0, 0]
     cpu: list[float] = []
+    replica_cpu: list[float] = []
     cpu_all: list[float] = []
     began = time.monotonic()
     games = 0
@@ -507,13 +518,15 @@ def propagation(work: Path, variant: str, players: int, pace: float, moves: int)
         copies.append((g.copies_per_move, g.copies_per_event, g.relayed_per_event))
         writes = [a + b for a, b in zip(writes, g.writes)]
         cpu += g.cpu_per_event
+        replica_cpu += g.replica_cpu_per_event
         cpu_all.append(sum(g.cpu_per_event))
         games += 1
     return Propagation(players, variant, pace, games, Spread.of(to_all), Spread.of(to_first),
                        Spread.of(parts[0]), Spread.of(parts[1]), Spread.of(parts[2]),
                        *(statistics.mean(c[i] for c in copies) for i in range(3)),
                        writes[1] / 1000 / max(writes[0], 1), writes[3] / 1000 / max(writes[2], 1),
-                       (writes[0], writes[2]), statistics.median(cpu), statistics.mean(cpu_all),
+                       (writes[0], writes[2]), statistics.median(cpu), statistics.median(replica_cpu),
+                       statistics.mean(cpu_all),
                        time.monotonic() - began)
 
 
@@ -644,12 +657,14 @@ def main(argv: list[str] | None = None) -> int:
         results: list[Propagation] = []
         for variant, players, pace, moves in (("grande", 4, args.pace, args.moves),
                                               ("allegra", 6, args.pace, args.moves),
+                                              ("allegra", 4, args.pace, args.moves),
                                               ("grande", 4, 0.0, 1), ("allegra", 6, 0.0, 1)):
             p = propagation(work, variant, players, pace, moves)
             results.append(p)
             how = f"pace {pace:g} s" if pace else "no pace (back to back)"
             print(f"  {players} peers, {variant}, {how}: {p.games} games, {p.seconds:.1f} s; "
-                  f"CPU per event {p.cpu_per_event:.0f} us a peer, {p.cpu_all_peers:.0f} us all peers "
+                  f"CPU per event {p.cpu_per_event:.0f} us a peer ({p.replica_cpu_per_event:.0f} us of it in "
+                  f"its replica: decode, signature, engine), {p.cpu_all_peers:.0f} us all peers "
                   f"together (on {os.cpu_count()} CPUs)")
             print(f"    copies: {p.copies_per_move:.2f} per move (target n-1 = {players - 1}, within "
                   f"{COPIES_SLACK:.0%} for catch-up after gaps: "
@@ -674,6 +689,13 @@ def main(argv: list[str] | None = None) -> int:
                   f"trip + one receiver's checks, as measured here; no queueing behind other peers): "
                   f"{lan:.0f} us = {lan / raw.median:.1f}x the raw round trip")
 
+        paced = {(p.variant, p.peers): p for p in results if p.pace}
+        four, six = paced.get(("allegra", 4)), paced.get(("allegra", 6))
+        if four is not None and six is not None:
+            print(f"  CPU per event per peer, one variant (allegra), paced: 4 peers {four.cpu_per_event:.0f} us, "
+                  f"6 peers {six.cpu_per_event:.0f} us ({six.cpu_per_event / four.cpu_per_event:.2f}x; flat in n "
+                  f"is 1x); in the replica {four.replica_cpu_per_event:.0f} us and "
+                  f"{six.replica_cpu_per_event:.0f} us")
         print(f"(c) discovery: `allegra host` started -> `allegra games --wait {DISCOVERY_WAIT}`, "
               f"started at the same moment and run again and again, lists the table")
         found: list[float] = []
