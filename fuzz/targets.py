@@ -49,7 +49,8 @@ from allegra_lan.net.framing import (
 )
 from allegra_lan.net.handshake import Handshake, HandshakeError, VerifiedPeer
 from allegra_lan.net.lobby import Claim, Lobby, LobbyError
-from allegra_lan.net.node import Link, Node, SeatPlayer
+from allegra_lan.net.actions import Note, Send
+from allegra_lan.net.peer import Peer, SeatPlayer
 from allegra_lan.net.sync import MAX_EARLY, Fault, Replica
 from allegra_lan.rules import Give, legal_moves, ruleset_for, to_act
 from allegra_lan.table import Refused, Table, move_body
@@ -639,18 +640,13 @@ SCENARIOS: tuple[Scenario, ...] = (
 )
 
 
-_notes: list[str] = []  # what the node under test said (Node's `say`)
+def _peer(me: Identity, table_id: bytes) -> Peer:
+    return Peer(me, table_id=table_id, entropy=os.urandom)
 
 
-def _link(key: bytes, dialled_by: bytes) -> Link:
-    ours, _theirs = trio.testing.memory_stream_pair()
-    return Link(key, FramedStream(ours), dialled_by)
-
-
-def _lobby_node(s: Scenario) -> tuple[Node, bytes]:
+def _lobby_node(s: Scenario) -> tuple[Peer, bytes]:
     me = NODE_HOST if s.host else NODE_GUEST
-    node = Node(me, "127.0.0.1", table_id=NODE_TABLE, pin=None,
-                games_dir=fixtures.scratch_dir() / "node", say=_notes.append)
+    node = _peer(me, NODE_TABLE)
     if s.host or s.joined:
         lobby = Lobby(NODE_TABLE, "fuzz table", ruleset_for("allegra").to_dict(), 3, NODE_HOST.public)
         lobby.sit(0, Claim("host", NODE_HOST.public, NODE_HOST.public))
@@ -659,19 +655,18 @@ def _lobby_node(s: Scenario) -> tuple[Node, bytes]:
         lobby.addresses[NODE_GUEST.public] = ("127.0.0.1", 40001)
         node.lobby = lobby
     sender = {"stranger": NODE_STRANGER, "guest": NODE_GUEST, "host": NODE_HOST}[s.sender].public
-    node.links[sender] = _link(sender, sender)
-    node.heard[sender] = trio.current_time()
+    dialled_by = me.public if s.sender == "host" else sender  # a guest dialled its host
+    node.connected(0.0, sender, dialled_by=dialled_by, remote=("127.0.0.1", 40009))
     return node, sender
 
 
-def _game_node(s: Scenario) -> tuple[Node, bytes]:
+def _game_node(s: Scenario) -> tuple[Peer, bytes]:
     assert s.point is not None
     g = golden()
     table = _pool.table(s.point)
     assert table.genesis is not None
     me = g.identities[1]
-    node = Node(me, "127.0.0.1", table_id=g.game, pin=None,
-                games_dir=fixtures.scratch_dir() / f"node-{s.point}", say=_notes.append)
+    node = _peer(me, g.game)
     node.replica = Replica(table)
     lobby = Lobby(g.game, table.genesis.table, table.genesis.ruleset, len(g.keys), g.keys[0],
                   spectators=s.spectators, takeover=60)
@@ -679,71 +674,57 @@ def _game_node(s: Scenario) -> tuple[Node, bytes]:
         lobby.claims[seat] = Claim(info.name, info.key, info.key, None if seat == 1 else "greedy", True)
         lobby.addresses[info.key] = ("127.0.0.1", 40000 + seat)
     node.lobby = lobby
-    node.players[1] = SeatPlayer(1, me, None)
+    node.players[1] = SeatPlayer(1, me, None, bytes(32))
     node.local[me.public] = (me, None)
-    now = trio.current_time()
     for seat in s.linked:
         key = g.keys[seat]
-        node.links[key] = _link(key, min(key, me.public))
-        node.heard[key] = now
+        node.connected(0.0, key, dialled_by=min(key, me.public), remote=("127.0.0.1", 40000 + seat))
     sender = NODE_STRANGER.public if s.sender == "stranger" else g.keys[2]
     if sender not in node.links:
-        node.links[sender] = _link(sender, sender)
-        node.heard[sender] = now
+        node.connected(0.0, sender, dialled_by=sender, remote=("127.0.0.1", 40009))
     return node, sender
 
 
-def _sizes(node: Node) -> tuple[int, int, int, int]:
+def _sizes(node: Peer) -> tuple[int, int, int, int]:
     """How much per-peer state the node holds (what a refused message must not grow)."""
     return (len(node.knocks), sum(len(a) for a in node.knocks.values()), len(node.promises),
             sum(len(e) for e in _early(node.replica).values()))
 
 
-def _drain(node: Node) -> None:
-    for key, link in node.links.items():
-        while True:
-            try:
-                out = link.recv_q.receive_nowait()
-            except (trio.WouldBlock, trio.EndOfChannel, trio.ClosedResourceError):
-                break
-            frame_ok(out, f"a {out.get('t')!r} message the node sends")
-
-
 def check_node(data: bytes) -> None:
-    """Node.dispatch of the input's messages in one of SCENARIOS: nothing escapes, a
+    """Peer.dispatch of the input's messages in one of SCENARIOS: nothing escapes, a
     refused message leaves no trace in the per-peer tables, the lobby stays sound, what
-    the node says is one line of printable text, and everything it queues is a frame."""
+    the peer says is one line of printable text, and everything it sends is a frame."""
     if not data:
         return
     scenario = SCENARIOS[data[0] % len(SCENARIOS)]
     msgs = messages(data[1:])
     if not msgs:
         return
-
-    async def dispatch_all() -> None:
-        _notes.clear()
-        node, sender = _game_node(scenario) if scenario.point is not None else _lobby_node(scenario)
-        for msg in msgs:
-            faults, sizes, said = len(node.faults), _sizes(node), len(_notes)
-            node.dispatch(sender, msg)
-            for note in _notes[said:] + node.faults[faults:]:
-                text_ok(note, f"what the node says after a {msg.get('t')!r} message")
-            if len(node.faults) > faults:
-                crash_unless(all(after <= before for after, before in zip(_sizes(node), sizes)),
-                             f"a refused {msg.get('t')!r} message grew the node's tables "
-                             f"(knocks, answers, promises, early) from {sizes} to {_sizes(node)}")
-            if node.lobby is not None:
-                check_lobby_state(node.lobby, f"the node's lobby after a {msg.get('t')!r} message")
-                owners = node.lobby.owners() | {node.lobby.host}
-                strays = [k for k in node.lobby.addresses if k not in owners]
-                crash_unless(not strays, f"after a {msg.get('t')!r} message the lobby holds an address "
-                                         "for a key that holds no seat (peers would dial it)")
-            _drain(node)
-        if node.replica.superseded or node.table.seq != (scenario.point or 0):
-            if scenario.point is not None:
-                _pool.taint(scenario.point)
-
-    trio.run(_within, dispatch_all, 30.0)
+    node, sender = _game_node(scenario) if scenario.point is not None else _lobby_node(scenario)
+    for msg in msgs:
+        faults, sizes = len(node.faults), _sizes(node)
+        actions = node.dispatch(sender, msg)
+        for a in actions:
+            if isinstance(a, Note):
+                text_ok(a.text, f"what the node says after a {msg.get('t')!r} message")
+            elif isinstance(a, Send):
+                frame_ok(a.msg, f"a {a.msg.get('t')!r} message the node sends")
+        for note in node.faults[faults:]:
+            text_ok(note, f"what the node says after a {msg.get('t')!r} message")
+        if len(node.faults) > faults:
+            crash_unless(all(after <= before for after, before in zip(_sizes(node), sizes)),
+                         f"a refused {msg.get('t')!r} message grew the node's tables "
+                         f"(knocks, answers, promises, early) from {sizes} to {_sizes(node)}")
+        if node.lobby is not None:
+            check_lobby_state(node.lobby, f"the node's lobby after a {msg.get('t')!r} message")
+            owners = node.lobby.owners() | {node.lobby.host}
+            strays = [k for k in node.lobby.addresses if k not in owners]
+            crash_unless(not strays, f"after a {msg.get('t')!r} message the lobby holds an address "
+                                     "for a key that holds no seat (peers would dial it)")
+    if node.replica.superseded or node.table.seq != (scenario.point or 0):
+        if scenario.point is not None:
+            _pool.taint(scenario.point)
 
 
 # ---------------------------------------------------------------- the list
@@ -770,5 +751,5 @@ TARGETS: dict[str, Target] = {t.name: t for t in (
     Target("table", check_table, 4096, "table.py Table.append of signed fuzzed bodies", 1),
     Target("genesis", check_genesis, 4096, "table.py a fuzzed genesis, its ceremony and first moves", 0),
     Target("lobby", check_lobby, 4096, "net/lobby.py Lobby.from_msg, Claim.from_msg", 0),
-    Target("node", check_node, 8192, "net/node.py Node.dispatch in lobby and game scenarios", 1),
+    Target("node", check_node, 8192, "net/peer.py Peer.dispatch in lobby and game scenarios", 1),
 )}

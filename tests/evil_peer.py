@@ -29,11 +29,14 @@ from allegra_lan.log.envelope import Event, decode_event, sign_event
 from allegra_lan.log.identity import Identity, fingerprint
 from allegra_lan.log.knock import sign_knock
 from allegra_lan.net.framing import (
-    HEADER, MAX_FRAME, ConnectionClosed, FrameError, encode_frame,
+    HEADER, MAX_FRAME, encode_frame,
 )
-from allegra_lan.net.lobby import Claim
-from allegra_lan.net.node import Link, Node, bot_for
-from allegra_lan.net.session import SeatSpec, _dialer, _play_out, run_guest, run_host
+from allegra_lan.net.actions import Action, Send
+from allegra_lan.net.lobby import Claim, Lobby
+from allegra_lan.net.node import Node
+from allegra_lan.net.peer import Peer as Protocol
+from allegra_lan.net.peer import SeatSpec
+from allegra_lan.net.session import run_guest, run_host
 from allegra_lan.rules import (
     DrawFromDeck, Give, IllegalMove, Move, State, apply, legal_moves, move_from_dict, to_act,
 )
@@ -44,16 +47,6 @@ from allegra_lan.tools.verify import Verdict, verify_file
 LOOPBACK = "127.0.0.1"
 CONTEXT = 8  # held events sent ahead of a bad one, so a lagging peer judges it at its own seq
 EVIL_GRACE = 0.5  # seconds the evil peer may take to wind down once the honest peers are done
-
-
-class RawFrame(dict[str, Any]):
-    """Bytes the evil sender writes to the socket as they are (a header that lies, a body
-    that is not msgpack). A dict only so that it can wait in a `Link`'s queue in order with
-    the honest frames."""
-
-    def __init__(self, data: bytes) -> None:
-        super().__init__(t="raw")
-        self.data = data
 
 
 @dataclass
@@ -80,46 +73,48 @@ class Attack:
             self.struck_at = seq
             self.struck_time = trio.current_time()
 
-    def before(self, node: "EvilNode", ev: Event) -> bool:
+    holds_sit = False  # whether `before_sit` runs before the honest sit goes out
+
+    def before(self, node: "EvilPeer", ev: Event) -> bool:
         return True
 
-    def after(self, node: "EvilNode", ev: Event) -> None:
+    def after(self, node: "EvilPeer", ev: Event) -> None:
         return None
 
-    def knock(self, node: "EvilNode", active: int, seat: int, draw: bytes) -> bytes | None:
+    def knock(self, node: "EvilPeer", active: int, seat: int, draw: bytes) -> bytes | None:
         """A forged knock to send for `seat` instead of its answer to `draw` (a deck draw by
         seat `active`), or None to answer honestly."""
         return None
 
-    async def before_sit(self, node: "EvilNode", host_link: Link) -> None:
-        """Runs in the lobby, before the evil guest sends its honest sit and ready."""
+    async def before_sit(self, shell: "EvilNode") -> None:
+        """Runs in the lobby (when `holds_sit`), before the evil guest's honest sit and ready."""
         return None
 
     def bad_events(self) -> list[bytes]:
         return [s.signed for s in self.sent if s.signed is not None]
 
 
-def meshed(node: Node) -> bool:
-    """The node holds a link to every other seated peer. The play may begin before the mesh
+def meshed(node: Protocol) -> bool:
+    """The peer holds a link to every other seated peer. The play may begin before the mesh
     is whole, and a strike must reach every honest peer straight from the evil one."""
     return node.lobby is not None and all(
         owner in node.links for owner in node.lobby.owners() - {node.me})
 
 
-def is_play_event(node: Node, ev: Event) -> bool:
-    """A move of the play (not the genesis or the ceremony) by one of the node's seats, sent
+def is_play_event(node: Protocol, ev: Event) -> bool:
+    """A move of the play (not the genesis or the ceremony) by one of the peer's seats, sent
     while the mesh is whole."""
     return ev.kind not in SETUP_KINDS and node.table.stage() == "play" and meshed(node)
 
 
-class EvilNode(Node):
-    """A node whose attack may send bad frames before, after or instead of its honest events."""
+class EvilPeer(Protocol):
+    """The evil guest's protocol object: the real `Peer`, with the attack's hooks where it
+    publishes its events and answers knocks. What it sends goes out through its shell's
+    actions like any peer's; raw bytes through the shell's `send_raw` hook."""
 
-    def __init__(self, *args: Any, attack: Attack, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.attack = attack
-        self.scope = trio.CancelScope()
-        self.silent = False  # once set, nothing more goes out (Silent)
+    attack: Attack
+    shell: "EvilNode | None" = None
+    held: Lobby | None = None  # the lobby whose honest sit waits for `before_sit`
 
     # ------------------------------------------------------------ sending bad things
 
@@ -135,7 +130,7 @@ class EvilNode(Node):
         return sign_event(ident.key, game=game, seq=seq, prev=prev, kind=kind, body=body).signed
 
     def inject(self, label: str, signed: bytes, *, also: Sequence[bytes] = ()) -> None:
-        """Send `signed` to every peer, after the last CONTEXT events this node holds and
+        """Send `signed` to every peer, after the last CONTEXT events this peer holds and
         `also` (its own next events, not yet published)."""
         start = max(0, self.table.seq - CONTEXT)
         items = [e.signed for e in self.table.events[start:]] + list(also) + [signed]
@@ -143,30 +138,42 @@ class EvilNode(Node):
         self.send_all({"t": "events", "from": start, "items": items})
 
     def send_all(self, msg: dict[str, Any]) -> None:
-        for link in list(self.links.values()):
-            link.send(msg)
+        self._broadcast(msg)
 
     def send_raw(self, label: str, data: bytes) -> None:
+        """Bytes written to every link's socket as they are (a header that lies, a body that
+        is not msgpack), through the shell's hook, ahead of what this input still sends."""
         self.attack.sent.append(Sent(label))
-        self.send_all(RawFrame(data))
+        assert self.shell is not None
+        for key in self.links:
+            self.shell.send_raw(key, data)
 
-    # ------------------------------------------------------------ the node's hooks
+    @property
+    def silent(self) -> bool:
+        return self.shell is not None and self.shell.silent
 
-    def publish(self, signed: bytes) -> None:
+    @silent.setter
+    def silent(self, value: bool) -> None:
+        assert self.shell is not None
+        self.shell.silent = value
+
+    # ------------------------------------------------------------ the protocol's hooks
+
+    def _publish(self, signed: bytes) -> None:
         ev = decode_event(signed)
         attack = self.attack
         if not attack.done and not attack.before(self, ev):
             return
-        super().publish(signed)
+        super()._publish(signed)
         if not attack.done:
             attack.after(self, ev)
 
-    async def _act(self) -> None:
+    def _act(self) -> bool:
         # Once the genesis exists, write nothing until linked to every seated peer, so that
         # a strike in the ceremony reaches every honest peer from the evil one itself.
         if self.table.genesis is not None and not meshed(self):
-            return
-        await super()._act()
+            return False
+        return super()._act()
 
     def _answer_knocks(self) -> None:
         """Let the attack answer a draw with a forged knock instead of the honest answer."""
@@ -182,24 +189,47 @@ class EvilNode(Node):
                 forged = self.attack.knock(self, d.seat, seat, draw)
                 if forged is not None:
                     answered[seat] = forged
-                    self.broadcast({"t": "knock", "seat": seat, "draw": draw, "k": forged})
+                    self._broadcast({"t": "knock", "seat": seat, "draw": draw, "k": forged})
         super()._answer_knocks()
 
-    async def _sender(self, link: Link) -> None:
-        async with link.recv_q:
-            async for msg in link.recv_q:
-                if self.silent:
-                    continue  # read and dropped: the socket stays open, and quiet
-                try:
-                    if isinstance(msg, RawFrame):
-                        await link.stream.stream.send_all(msg.data)
-                    else:
-                        await link.stream.send(msg)
-                except (ConnectionClosed, FrameError, trio.BrokenResourceError,
-                        trio.ClosedResourceError) as e:
-                    link.closed = True
-                    link.why = link.why or f"sending failed: {e or type(e).__name__}"
-                    return
+    def _join(self, lobby: Lobby) -> None:
+        if self.attack.holds_sit and self.held is None:
+            self.held = lobby  # `run_evil_guest` runs before_sit, then `sit_now`
+            assert self.joining is not None
+            self.joining.requested = True
+            return
+        super()._join(lobby)
+
+    def sit_now(self, now: float) -> list[Action]:
+        """The honest sit and ready that `before_sit` held back."""
+        self._begin(now)
+        assert self.held is not None and self.lobby is not None
+        assert self.joining is not None and self.address is not None
+        (spec, ident), = self.joining.claims
+        self.local[ident.public] = (ident, spec.bot)
+        claim = Claim(spec.name, ident.public, self.me, spec.bot, True)
+        self._send(self.lobby.host, {"t": "sit", "claims": [[self.joining.want_seat, claim.to_msg()]],
+                                     "address": [LOOPBACK, self.address[1]]})
+        self._send(self.lobby.host, {"t": "ready", "ready": True})
+        return self._end()
+
+
+class EvilNode(Node):
+    """The evil peer's shell: a plain Node, but once `silent` nothing more goes out."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.scope = trio.CancelScope()
+        self.silent = False  # once set, nothing more goes out (Silent)
+
+    def _carry_out(self, actions: list[Action]) -> None:
+        if self.silent:  # read and dropped: the sockets stay open, and quiet
+            actions = [a for a in actions if not isinstance(a, Send)]
+        super()._carry_out(actions)
+
+    def send_raw(self, key: bytes, frame: bytes) -> None:
+        if not self.silent:
+            super().send_raw(key, frame)
 
 
 # ---------------------------------------------------------------- the attacks
@@ -240,7 +270,7 @@ def an_illegal_move(state: State) -> Move:
 class ForgedSignature(Attack):
     """(a) Its own event with one byte of the signature flipped, then the honest one."""
 
-    def before(self, node: EvilNode, ev: Event) -> bool:
+    def before(self, node: EvilPeer, ev: Event) -> bool:
         if not is_play_event(node, ev):
             return True
         forged = bytes([ev.signed[0] ^ 0x01]) + ev.signed[1:]
@@ -260,7 +290,7 @@ class WrongAuthor(Attack):
         super().__init__()
         self.signers: list[Identity | None] = [None, Identity.generate()]  # None: the evil seat
 
-    def before(self, node: EvilNode, ev: Event) -> bool:
+    def before(self, node: EvilPeer, ev: Event) -> bool:
         t = node.table
         if not is_play_event(node, ev):
             return True
@@ -282,7 +312,7 @@ class WrongSeqAndPrev(Attack):
     """(c) On its turn at seq N: an event for a seq another seat already wrote, one for N
     whose prev is not the id of event N-1; then the honest event."""
 
-    def before(self, node: EvilNode, ev: Event) -> bool:
+    def before(self, node: EvilPeer, ev: Event) -> bool:
         if not is_play_event(node, ev):
             return True
         t = node.table
@@ -303,7 +333,7 @@ class SeqAhead(Attack):
     """(c) On its turn at seq N: its own move signed for seq N+3 (a seq it cannot have),
     then, a moment later, the honest event."""
 
-    def before(self, node: EvilNode, ev: Event) -> bool:
+    def before(self, node: EvilPeer, ev: Event) -> bool:
         if not is_play_event(node, ev):
             return True
         self.strike(ev.seq)
@@ -316,7 +346,7 @@ class IllegalMoves(Attack):
     """(d) On its turn: a well-formed move the rules forbid now and a move kind that does
     not exist, both validly signed for the right seq and prev; then the honest event."""
 
-    def before(self, node: EvilNode, ev: Event) -> bool:
+    def before(self, node: EvilPeer, ev: Event) -> bool:
         if not is_play_event(node, ev):
             return True
         t = node.table
@@ -338,7 +368,7 @@ class Fork(Attack):
         self.first = b""  # the twin, which every honest peer takes first
         self.second = b""  # the evil peer's own (honest) event, the second of the pair
 
-    def before(self, node: EvilNode, ev: Event) -> bool:
+    def before(self, node: EvilPeer, ev: Event) -> bool:
         if not is_play_event(node, ev):
             return True
         state = node.table.state
@@ -362,7 +392,7 @@ class BadFrame(Attack):
         self.label = label
         self.data = data
 
-    def before(self, node: EvilNode, ev: Event) -> bool:
+    def before(self, node: EvilPeer, ev: Event) -> bool:
         if not is_play_event(node, ev):
             return True
         self.strike(ev.seq)
@@ -392,7 +422,7 @@ class BadMessages(Attack):
         {"t": "have", "seq": -4, "head": "nothing"},
     )
 
-    def before(self, node: EvilNode, ev: Event) -> bool:
+    def before(self, node: EvilPeer, ev: Event) -> bool:
         if not is_play_event(node, ev):
             return True
         self.strike(ev.seq)
@@ -411,7 +441,7 @@ class GarbageFlood(Attack):
 
     COUNT = 200
 
-    def before(self, node: EvilNode, ev: Event) -> bool:
+    def before(self, node: EvilPeer, ev: Event) -> bool:
         if not is_play_event(node, ev):
             return True
         self.strike(ev.seq)
@@ -426,7 +456,7 @@ class Silent(Attack):
     """(h) On its turn: says nothing more, ever (no move, no ping, no `have`), yet keeps its
     connections open and keeps reading, as a machine whose cable was pulled (no FIN)."""
 
-    def before(self, node: EvilNode, ev: Event) -> bool:
+    def before(self, node: EvilPeer, ev: Event) -> bool:
         if not is_play_event(node, ev):
             return True
         self.strike(ev.seq)
@@ -438,7 +468,7 @@ class Silent(Attack):
 class NeverReveal(Attack):
     """Commits to a nonce and never reveals it: the seed can never be made."""
 
-    def before(self, node: EvilNode, ev: Event) -> bool:
+    def before(self, node: EvilPeer, ev: Event) -> bool:
         if ev.kind != "reveal":
             return True
         if self.struck_at is None:
@@ -450,7 +480,7 @@ class NeverReveal(Attack):
 class WrongReveal(Attack):
     """Reveals another nonce than the one it committed to (to choose the deal), then the right one."""
 
-    def before(self, node: EvilNode, ev: Event) -> bool:
+    def before(self, node: EvilPeer, ev: Event) -> bool:
         if ev.kind != "reveal":
             return True
         self.strike(ev.seq)
@@ -470,7 +500,7 @@ class ForgedKnocks(Attack):
         super().__init__()
         self.victim = victim
 
-    def knock(self, node: EvilNode, active: int, seat: int, draw: bytes) -> bytes | None:
+    def knock(self, node: EvilPeer, active: int, seat: int, draw: bytes) -> bytes | None:
         if active != self.victim or not meshed(node):
             return None
         game = node.table.game or node.table_id
@@ -563,29 +593,25 @@ class Outcome:
 
 async def run_evil_guest(peer: Peer, attack: Attack, *, address: tuple[str, int], table_id: bytes,
                          want_seat: int) -> EvilNode:
-    """`run_guest` with an EvilNode: join, sit at `want_seat`, then play (and cheat)."""
-    node = EvilNode(peer.identity, LOOPBACK, table_id=table_id, pin=None, games_dir=peer.games_dir,
-                    say=peer.say, attack=attack)
+    """`run_guest` with an EvilPeer in an EvilNode: join, sit at `want_seat`, then play (and
+    cheat)."""
+    evil = EvilPeer.guest(peer.identity, host=address, table_id=table_id,
+                          seats=[SeatSpec(peer.seat_name, peer.bot)], entropy=os.urandom,
+                          want_seat=want_seat)
+    evil.attack = attack
+    node = EvilNode(evil, LOOPBACK, pin=None, games_dir=peer.games_dir, say=peer.say)
+    evil.shell = node
     peer.node = node
     with node.scope:
         async with trio.open_nursery() as n:
-            node._nursery = n
-            await n.start(node.serve)
-            await node.dial(*address)
-            with trio.fail_after(10):
-                while node.lobby is None or node.lobby.host not in node.links:
-                    changed = node.changed
-                    await changed.wait()
-            node.local[peer.identity.public] = (peer.identity, bot_for(peer.bot))
-            claim = Claim(peer.seat_name, peer.identity.public, peer.identity.public, peer.bot, True)
-            host_link = node.links[node.lobby.host]
-            await attack.before_sit(node, host_link)
-            host_link.send({"t": "sit", "claims": [[want_seat, claim.to_msg()]],
-                            "address": [LOOPBACK, node.port]})
-            host_link.send({"t": "ready", "ready": True})
-            n.start_soon(node.actor)
-            n.start_soon(_dialer, node)
-            n.start_soon(_play_out, node, n)
+            n.start_soon(node.run)
+            if attack.holds_sit:
+                with trio.fail_after(10):
+                    while evil.held is None:
+                        changed = node.changed
+                        await changed.wait()
+                await attack.before_sit(node)
+                node._input(evil.sit_now(trio.current_time()))
     return node
 
 
@@ -608,8 +634,7 @@ async def play_with_evil(tmp: Path, attack: Attack, *, variant: str = "grande", 
     def on_listening(node: Node) -> None:
         host.node = node
         if isinstance(host_bot, Bot):
-            ident, _ = node.local[host.identity.public]
-            node.local[host.identity.public] = (ident, host_bot)
+            node.peer.make_bot = lambda name, seed: type(host_bot)(seed)
         listening.set()
 
     async def the_host() -> None:
@@ -669,7 +694,7 @@ class ArrayKnock(Attack):
         super().__init__()
         self.victim = victim
 
-    def knock(self, node: EvilNode, active: int, seat: int, draw: bytes) -> bytes | None:
+    def knock(self, node: EvilPeer, active: int, seat: int, draw: bytes) -> bytes | None:
         if active != self.victim or not meshed(node):
             return None
         self.strike(node.table.seq)
@@ -684,7 +709,7 @@ class ArrayKnockGive(Attack):
     ARRAY_KNOCK; then it plays on honestly. `Table.append` used to raise AttributeError
     on it instead of refusing it, in every honest peer."""
 
-    def before(self, node: EvilNode, ev: Event) -> bool:
+    def before(self, node: EvilPeer, ev: Event) -> bool:
         if ev.kind != "draw_deck" or not is_play_event(node, ev):
             return True
         state = node.table.state
@@ -714,24 +739,27 @@ class SitLies(Attack):
         self.seat = seat
         self.seen: list[tuple[str, int] | None] = []
 
-    async def before_sit(self, node: EvilNode, host_link: Link) -> None:
+    holds_sit = True
+
+    async def before_sit(self, shell: EvilNode) -> None:
         with trio.fail_after(10):
-            while node.lobby is None or node.lobby.taken < 2:  # the host and the honest guest
-                changed = node.changed
+            while shell.lobby is None or shell.lobby.taken < 2:  # the host and the honest guest
+                changed = shell.changed
                 await changed.wait()
-        me = node.identity.public
+        me = shell.me
         claim = Claim("evil", me, me, "random", False).to_msg()
         for address in self.addresses:
-            self.strike(node.table.seq)
+            self.strike(shell.table.seq)
             self.sent.append(Sent(f"sit at {address}"))
-            host_link.send({"t": "sit", "claims": [[self.seat, claim]], "address": address})
+            shell.links[shell.lobby.host].send({"t": "sit", "claims": [[self.seat, claim]],
+                                                "address": address})
             with trio.move_on_after(2.0):
-                while node.lobby is None or me not in node.lobby.addresses:
-                    changed = node.changed
+                while shell.lobby is None or me not in shell.lobby.addresses:
+                    changed = shell.changed
                     await changed.wait()
-            assert node.lobby is not None
-            self.seen.append(node.lobby.addresses.get(me))
-            await trio.sleep(1.5)  # the honest peers' dialers (every 0.5 s) act on the lobby
+            assert shell.lobby is not None
+            self.seen.append(shell.lobby.addresses.get(me))
+            await trio.sleep(1.5)  # the honest peers' dials (every 0.5 s) act on the lobby
         self.done = True
 
 
@@ -746,7 +774,7 @@ class KnockFlood(Attack):
         self.count = count
         self.oversize = oversize
 
-    def before(self, node: EvilNode, ev: Event) -> bool:
+    def before(self, node: EvilPeer, ev: Event) -> bool:
         if not is_play_event(node, ev):
             return True
         self.strike(ev.seq)
@@ -774,17 +802,11 @@ async def run_stranger(peer: Peer, *, address: tuple[str, int], table_id: bytes,
     """Issue 9, finding 1 from a stranger: a key that holds no seat connects to a table
     that allows spectators, follows the log like `allegra watch`, and answers the first
     `knocks` deck draws it sees with ARRAY_KNOCK for `seat`, sent to the host."""
-    node = Node(peer.identity, LOOPBACK, table_id=table_id, pin=None, games_dir=peer.games_dir,
-                say=peer.say)
-    node.spectator = True
+    node = Node(Protocol.watcher(peer.identity, host=address, table_id=table_id, entropy=os.urandom),
+                LOOPBACK, pin=None, games_dir=peer.games_dir, say=peer.say)
     peer.node = node
     async with trio.open_nursery() as n:
-        node._nursery = n
-        await n.start(node.serve)
-        await node.dial(*address)
-        n.start_soon(node.actor)
-        n.start_soon(_dialer, node)
-        n.start_soon(_play_out, node, n)
+        n.start_soon(node.run)
         while len(knocked) < knocks and not node.done.is_set():
             changed = node.changed
             t, lobby = node.table, node.lobby
@@ -854,7 +876,7 @@ async def play_with_stranger(tmp: Path, *, limit: float, knocks: int = 3) -> Str
 
 
 __all__ = [
-    "Attack", "EvilNode", "Outcome", "Peer", "RawFrame", "Sent", "play_with_evil", "run_evil_guest",
+    "Attack", "EvilNode", "EvilPeer", "Outcome", "Peer", "Sent", "play_with_evil", "run_evil_guest",
     "ForgedSignature", "WrongAuthor", "WrongSeqAndPrev", "SeqAhead", "IllegalMoves", "Fork",
     "BadFrame", "BadMessages", "NeverReveal", "WrongReveal", "ForgedKnocks", "GiveFirst",
     "not_msgpack", "oversize_header", "LOOPBACK",

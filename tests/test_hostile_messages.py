@@ -40,10 +40,9 @@ from allegra_lan.log.identity import Identity, fingerprint
 from allegra_lan.log.schema import Array, Bytes, Int, Map, OneOf, Spec, Tuple
 from allegra_lan.log.knock import KnockError, check_answer, check_knock, sign_knock
 from allegra_lan.log.replay import ReplayWriter
-from allegra_lan.net.framing import FramedStream
 from allegra_lan.net.lobby import Claim, Lobby, LobbyError
 from allegra_lan.net.messages import MESSAGES, MessageError, check_message, describe_all
-from allegra_lan.net.node import HANDLERS, Link, Node
+from allegra_lan.net.peer import HANDLERS, Peer
 from allegra_lan.net.sync import Replica
 from allegra_lan.rules import Give, legal_moves, ruleset_for, to_act
 from allegra_lan.rules.rng import Stream
@@ -365,15 +364,15 @@ def test_any_lobby_message_is_a_lobby_or_a_lobby_error(data: st.DataObject) -> N
 
 
 class InProcess:
-    """A Node with real links (trio memory streams, no socket), in one of three states: the
-    host of an open lobby, a guest in that lobby, or a peer of an ALLEGRA game in play
-    whose log ends with a deck draw. It keeps the last 100 things it said."""
+    """A Peer with links (the protocol object alone: no socket, no clock), in one of three
+    states: the host of an open lobby, a guest in that lobby, or a peer of an ALLEGRA game in
+    play whose log ends with a deck draw. It keeps the last 100 things it said."""
 
     def __init__(self, tmp: Path, state: str) -> None:
         self.notes: deque[str] = deque(maxlen=100)
         me = HOST if state != "guest" else GUEST
-        self.node = Node(me, "127.0.0.1", table_id=TABLE_ID if state != "play" else DRAWN.game_id,
-                         pin=None, games_dir=tmp, say=self.notes.append)
+        self.node = Peer(me, table_id=TABLE_ID if state != "play" else DRAWN.game_id,
+                         entropy=os.urandom)
         self.peer = GUEST.public if state != "guest" else HOST.public
         self.stranger = Identity.from_seed(derived("hostile-stranger")).public
         if state == "play":
@@ -393,9 +392,7 @@ class InProcess:
             self.node.lobby = a_lobby() if state == "host" else None
         for key, dialled_by in ((self.peer, self.node.me if state == "guest" else self.peer),
                                 (self.stranger, self.stranger)):
-            a, _b = trio.testing.memory_stream_pair()
-            link = Link(key, FramedStream(a), dialled_by, ("127.0.0.1", 5555))
-            self.node.links[key] = link
+            self.node.connected(0.0, key, dialled_by=dialled_by, remote=("127.0.0.1", 5555))
 
 
 def in_trio(fn: Callable[[], None]) -> None:
@@ -547,7 +544,7 @@ def test_the_refusals_a_peer_can_cause_are_bounded(tmp_path: Path) -> None:
 def test_every_message_type_has_one_schema_and_one_handler() -> None:
     assert set(MESSAGES) == set(HANDLERS)
     for t in MESSAGES:
-        assert callable(getattr(Node, HANDLERS[t]))
+        assert callable(getattr(Peer, HANDLERS[t]))
 
 
 def test_protocol_md_lists_the_messages_as_the_code_checks_them() -> None:
@@ -797,7 +794,7 @@ def test_a_flood_of_knocks_for_draws_nobody_made_is_kept_nowhere(tmp_path: Path)
     for p in out.honest:
         assert p.node is not None
         assert len(p.node.knocks) <= 1 and all(len(a) <= 2 for a in p.node.knocks.values())
-        assert len(p.node.early_knocks) <= 3 * 3, p.node.early_knocks.keys()
+        assert len(p.node.peer.early_knocks) <= 3 * 3, p.node.peer.early_knocks.keys()
         assert len(p.node.faults) == 3 and all(line.fullmatch(f) for f in p.node.faults), \
             p.node.faults
     assert_same_finished_game(out)

@@ -28,8 +28,7 @@ import trio
 
 from allegra_lan.log.envelope import decode_event
 from allegra_lan.net.framing import HEADER, encode_frame
-from allegra_lan.net import node as node_module
-from allegra_lan.net import session as session_module
+from allegra_lan.net import peer as node_module
 from allegra_lan.rules import to_act
 
 from evil_peer import (
@@ -189,7 +188,7 @@ def forked(tmp_path_factory: pytest.TempPathFactory) -> Outcome:
     (which holds the other twin) never sends: 10 s in the product, 2 s here (for this game
     only: the other tests run with the product's constants)."""
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(session_module, "LINGER", LINGER)
+        mp.setattr(node_module, "LINGER", LINGER)
         return play(tmp_path_factory.mktemp("fork"), Fork())
 
 
@@ -333,7 +332,7 @@ def never_revealed(tmp_path_factory: pytest.TempPathFactory) -> Outcome:
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(node_module, "SETUP_TIMEOUT", SETUP_TIMEOUT)
         mp.setattr(node_module, "PAUSE_NOTE_EVERY", PAUSE_NOTE_EVERY)
-        mp.setattr(session_module, "LINGER", LINGER)
+        mp.setattr(node_module, "LINGER", LINGER)
         return play(tmp_path_factory.mktemp("never"), NeverReveal())
 
 
@@ -395,7 +394,7 @@ def test_a_silent_peer_is_dropped_and_the_others_let_a_bot_take_its_seat(tmp_pat
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(node_module, "SILENCE", 2.0)
         mp.setattr(node_module, "PING_EVERY", 0.5)
-        mp.setattr(session_module, "LINGER", LINGER)
+        mp.setattr(node_module, "LINGER", LINGER)
         out = play(tmp_path, Silent(), takeover=1)
     assert out.attack.struck_at is not None
     blobs = []

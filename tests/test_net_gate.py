@@ -4,6 +4,8 @@ descriptors. Pure rules here; tests/test_net_resources.py floods a real `allegra
 
 from __future__ import annotations
 
+import os
+
 import errno
 
 from hypothesis import given, settings, strategies as st
@@ -106,10 +108,11 @@ def test_nothing_of_a_stranger_is_kept_once_its_link_is_gone(tmp_path) -> None: 
     from allegra_lan.net.framing import ConnectionClosed
     from allegra_lan.net.handshake import HandshakeError, handshake
     from allegra_lan.net.node import Node
+    from allegra_lan.net.peer import Peer
 
     table_id = b"\x05" * 16
-    host = Node(Identity.generate(), "127.0.0.1", table_id=table_id, pin=None,
-                games_dir=tmp_path, say=lambda _: None)
+    host = Node(Peer(Identity.generate(), table_id=table_id, entropy=os.urandom), "127.0.0.1",
+                pin=None, games_dir=tmp_path, say=lambda _: None)
     most = 0
 
     async def stranger(port: int) -> None:
@@ -131,8 +134,10 @@ def test_nothing_of_a_stranger_is_kept_once_its_link_is_gone(tmp_path) -> None: 
     async def main() -> None:
         nonlocal most
         async with trio.open_nursery() as n:
-            host._nursery = n
-            port = await n.start(host.serve)
+            listening = trio.Event()
+            n.start_soon(lambda: host.run(on_listening=lambda _: listening.set()))
+            await listening.wait()
+            port = host.port
             with trio.fail_after(60):
                 async with trio.open_nursery() as crowd:
                     for _ in range(30):
@@ -148,4 +153,4 @@ def test_nothing_of_a_stranger_is_kept_once_its_link_is_gone(tmp_path) -> None: 
 
     trio.run(main)
     assert 1 <= most <= MAX_WATCHERS
-    assert host.heard == {} and host.replica.confirmed == {} and host.replica.peers == {}
+    assert host.peer.heard == {} and host.replica.confirmed == {} and host.replica.peers == {}

@@ -45,6 +45,7 @@ from allegra_lan.net.handshake import (
     cpace_ci, handshake, pin_secret, proof_payload, transcript,
 )
 from allegra_lan.net.node import Node
+from allegra_lan.net.peer import Peer
 from allegra_lan.net.pin_guard import PinGuard
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -686,7 +687,8 @@ def test_many_wrong_pins_at_once_get_no_more_than_five_checked() -> None:
 
 
 def node(tmp: Path, pin: str | None, said: list[str]) -> Node:
-    return Node(Identity.generate(), LOOPBACK, table_id=TABLE, pin=pin, games_dir=tmp, say=said.append)
+    peer = Peer(Identity.generate(), table_id=TABLE, entropy=os.urandom, pin=pin)
+    return Node(peer, LOOPBACK, pin=pin, games_dir=tmp, say=said.append)
 
 
 def test_a_hosting_node_tells_its_players_once_and_refuses_the_sixth(tmp_path: Path) -> None:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from hypothesis import given, settings, strategies as st
 
 from allegra_lan.log.identity import Identity
 from allegra_lan.net.node import Node
+from allegra_lan.net.peer import Peer
 from allegra_lan.text import MAX_NOTE, one_line
 
 
@@ -25,10 +27,14 @@ def test_a_peers_reason_with_escapes_and_line_breaks_reaches_no_screen_as_such(t
     node quotes, carried an escape sequence that clears the screen and a line break that
     forged a note of ours."""
     said: list[str] = []
-    node = Node(Identity.generate(), "127.0.0.1", table_id=b"\x07" * 16, pin=None,
-                games_dir=tmp_path, say=said.append)
-    node.say("the host refused our request: \x1b[2J\x1b]0;pwned\x07\nconnected to AAAA-BBBB")
-    node._blame("refused from X: unknown message '\x1b[31mred'")
+    peer = Peer(Identity.generate(), table_id=b"\x07" * 16, entropy=os.urandom)
+    node = Node(peer, "127.0.0.1", pin=None, games_dir=tmp_path, say=said.append)
+    host = Identity.generate().public  # a peer we dialled: it may speak for the host
+    node._carry_out(peer.connected(0.0, host, dialled_by=peer.me, remote=None))
+    said.clear()
+    node._carry_out(peer.handle(0.0, host, {
+        "t": "lobby_error", "reason": "\x1b[2J\x1b]0;pwned\x07\nconnected to AAAA-BBBB"}))
+    node._carry_out(peer.handle(0.0, host, {"t": "\x1b[31mred"}))
     assert all(line.isprintable() for line in said), said
-    assert node.faults == [said[-1]]
+    assert node.faults == [said[-1]] and "red" in said[-1]
     assert "\x1b" not in "".join(said) and len(said) == 2

@@ -36,10 +36,11 @@ class Close:
 
 @dataclass(frozen=True)
 class Dial:
-    """Open a connection to `peer` at host:port (the shell runs the handshake, then calls
-    `Peer.connected`, or drops the attempt; the peer asks again after REDIAL_EVERY)."""
+    """Open a connection to `peer` at host:port and expect that key in the handshake (None:
+    the host we join, whose key we learn there). The shell then calls `Peer.connected`, or
+    `Peer.dial_failed`; exactly one of them, for every Dial."""
 
-    peer: bytes
+    peer: bytes | None
     host: str
     port: int
 
@@ -70,8 +71,11 @@ class SaveSeats:
 
 @dataclass(frozen=True)
 class KeepFork:
-    """Keep the two events that prove a fork (DESIGN.md: keep both, show them, stop)."""
+    """Keep the two events that prove a fork (DESIGN.md: keep both, show them, stop):
+    `author` signed both, for `seq`. The game stops (a Done follows)."""
 
+    seq: int
+    author: bytes
     first: bytes
     second: bytes
 

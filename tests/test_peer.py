@@ -1,0 +1,276 @@
+"""The peer's protocol object alone (net/peer.py): no socket, no clock, no file.
+
+A `Peer` is fed inputs with the time as an argument and answers with actions;
+these tests play it on a clock of their own. Whole games between several peers
+on a simulated network are the simulator's (tests/test_sim.py); here, what one
+peer does: a table played by one peer alone, its crash and resume at any
+point, the order of disk and wire for a person's move, links that fall silent
+or flood, and joins that fail.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from allegra_lan.log.codec import decode
+from allegra_lan.log.identity import Identity
+from allegra_lan.net.actions import Action, Close, Dial, Done, Note, Persist, SaveSeats, Send, Timer
+from allegra_lan.net.lobby import Claim, Lobby
+from allegra_lan.net.peer import (
+    BURST, HOST_TIMEOUT, PING_EVERY, SILENCE, Peer, ResumeError, SeatSpec,
+)
+from allegra_lan.net.seats_file import check_seats
+from allegra_lan.rules import ruleset_for
+
+TABLE = b"\x11" * 16
+
+
+def entropy(seed: str) -> Any:
+    """A seeded stand-in for os.urandom: what makes a Peer's run repeatable."""
+    counter = [0]
+
+    def draw(n: int) -> bytes:
+        counter[0] += 1
+        return hashlib.shake_256(f"{seed}/{counter[0]}".encode()).digest(n)
+
+    return draw
+
+
+def seats_of(data: bytes) -> Any:
+    return check_seats(decode(data, max_size=1 << 20))
+
+
+def ident(name: str) -> Identity:
+    return Identity.from_seed(hashlib.sha256(name.encode()).digest())
+
+
+@dataclass
+class Disk:
+    """What a shell would have written: every persisted event (and whether it was synced)
+    and the last .seats file."""
+
+    events: list[tuple[bytes, bool]] = field(default_factory=list)
+    seats: bytes | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def take(self, actions: list[Action]) -> float | None:
+        at = None
+        for a in actions:
+            if isinstance(a, Persist):
+                self.events.append((a.event.signed, a.sync))
+            elif isinstance(a, SaveSeats):
+                self.seats = a.data
+            elif isinstance(a, Note):
+                self.notes.append(a.text)
+            elif isinstance(a, Timer):
+                at = a.at if at is None else min(at, a.at)
+        return at
+
+
+def alone(variant: str, players: int, *, seed: str = "alone", bots: str = "greedy") -> Peer:
+    """A host that plays every seat of its table with bots: it needs nobody."""
+    seats = [SeatSpec(f"{bots} {i}", bots) for i in range(players)]
+    return Peer.host(ident(f"{seed}/host"), variant=variant, players=players, table_name="alone",
+                     seats=seats, table_id=TABLE, entropy=entropy(seed), options={"rounds": 1})
+
+
+def run(peer: Peer, disk: Disk, *, now: float = 0.0, stop_after: int | None = None,
+        steps: int = 20_000) -> float:
+    """Tick `peer` on a clock of ours until it is done (or has persisted `stop_after` events)."""
+    disk.take(peer.listening(now, "10.0.0.1", 4000))
+    for _ in range(steps):
+        if peer.gone or (stop_after is not None and len(disk.events) >= stop_after):
+            return now
+        at = disk.take(peer.tick(now))
+        now = max(now, at if at is not None else now + 1.0)
+    raise AssertionError(f"not done after {steps} ticks: seq {peer.table.seq}")
+
+
+@pytest.mark.parametrize("variant,players", [("grande", 2), ("allegra", 3), ("allegra", 4)])
+def test_a_table_one_peer_plays_alone_ends_and_every_event_is_persisted_once(
+        variant: str, players: int) -> None:
+    peer, disk = alone(variant, players), Disk()
+    run(peer, disk)
+    assert peer.finished() and peer.stopped is None
+    assert [e for e, _ in disk.events] == [e.signed for e in peer.table.events]
+    assert disk.seats is not None and seats_of(disk.seats).seats
+
+
+def test_a_bots_events_go_out_before_their_fsync_and_the_genesis_after() -> None:
+    """Issue 10, point 4: a bot's events are a function of its seat's key and the log, so
+    they are not fsynced before they are sent; the genesis is (its body is the lobby's)."""
+    peer, disk = alone("grande", 2), Disk()
+    run(peer, disk)
+    synced = [peer.table.events[i].kind for i, (_, sync) in enumerate(disk.events) if sync]
+    assert synced == ["genesis"]
+
+
+def test_in_allegra_a_bot_move_chosen_from_the_knocks_that_came_in_time_is_fsynced() -> None:
+    """Which knocks arrive within the window is timing, not a function of the log: a bot's
+    move made in a knock window could differ after a restart, so it is on disk first."""
+    peer, disk = alone("allegra", 3), Disk()
+    run(peer, disk)
+    kinds = {peer.table.events[i].kind for i, (_, sync) in enumerate(disk.events) if sync}
+    assert "genesis" in kinds and len(kinds) > 1, kinds  # moves after a deck draw, a give among them
+
+
+@pytest.mark.parametrize("variant,players", [("grande", 2), ("allegra", 3)])
+def test_a_peer_killed_anywhere_and_resumed_signs_the_very_same_events(variant: str, players: int) -> None:
+    """Kill the lone peer after k persisted events, losing every event after its last fsync
+    (what a crash may lose), resume it from that disk: it writes the same log, byte for byte,
+    as the run that was never killed. So not fsyncing a bot's events loses nothing."""
+    whole = Disk()
+    run(alone(variant, players), whole)
+    total = len(whole.events)
+    for k in sorted({3, 4, 5, 9, total // 3, total // 2, total - 2}):
+        disk = Disk()
+        run(alone(variant, players), disk, stop_after=k)
+        last_sync = max(i for i, (_, sync) in enumerate(disk.events) if sync)
+        kept = [e for e, _ in disk.events[: max(last_sync + 1, k - 2)]]  # the tail may be lost
+        assert disk.seats is not None
+        back = Peer.resume(seats_of(disk.seats), kept, entropy=entropy("other"))
+        again = Disk(events=[(e, True) for e in kept])
+        run(back, again, now=100.0)
+        assert [e for e, _ in again.events] == [e for e, _ in whole.events], f"cut at {k}"
+
+
+def test_resume_names_a_replay_that_does_not_fit_and_a_key_without_a_seat() -> None:
+    peer, disk = alone("grande", 2), Disk()
+    run(peer, disk, stop_after=6)
+    assert disk.seats is not None
+    stored = seats_of(disk.seats)
+    events = [e for e, _ in disk.events]
+    with pytest.raises(ResumeError, match="^g.allegra: seq 2: "):
+        Peer.resume(stored, events[:1] + events[2:], entropy=os.urandom, replay_name="g.allegra")
+    stranger = seats_of(disk.seats)
+    object.__setattr__(stranger, "node", bytes(32))
+    with pytest.raises(ResumeError, match="this peer's key holds no seat"):
+        Peer.resume(stranger, events, entropy=os.urandom)
+
+
+def two_seats_one_person() -> tuple[Peer, bytes]:
+    """A host whose seat 0 is its person and seat 1 a guest's (linked), in play."""
+    me, guest = ident("person"), ident("guest")
+    peer = Peer.host(me, variant="grande", players=2, table_name="t",
+                     seats=[SeatSpec("ann", None)], table_id=TABLE, entropy=entropy("person"),
+                     options={"rounds": 1})
+    assert peer.lobby is not None
+    peer.listening(0.0, "10.0.0.1", 4000)
+    peer.connected(0.0, guest.public, dialled_by=guest.public, remote=("10.0.0.2", 5000))
+    peer.lobby.sit(1, Claim("bob", guest.public, guest.public, None, True))
+    peer.lobby.addresses[guest.public] = ("10.0.0.2", 4001)
+    peer.set_ready(0.0, True)
+    return peer, guest.public
+
+
+def test_a_persons_move_is_on_disk_before_it_is_sent() -> None:
+    """Issue 10, point 4: a person may decide otherwise after a crash, and two events of
+    one seat at one seq are a fork: their move's Persist(sync) comes before every Send."""
+    peer, guest = two_seats_one_person()
+    actions = peer.tick(1.0)  # the genesis and seat 0's accept, both of the person's seat
+    assert peer.table.seq == 2
+    persists = [i for i, a in enumerate(actions) if isinstance(a, Persist)]
+    sends = [i for i, a in enumerate(actions) if isinstance(a, Send) and a.msg["t"] == "events"]
+    assert persists and all(isinstance(actions[i], Persist) and actions[i].sync for i in persists)  # type: ignore[union-attr]
+    assert sends and min(sends) > min(persists)
+
+
+def test_a_link_is_pinged_and_closed_after_silence_on_the_peers_clock() -> None:
+    peer, guest = two_seats_one_person()
+    pings = [a for a in peer.tick(PING_EVERY) if isinstance(a, Send) and a.msg == {"t": "ping"}]
+    assert [a.peer for a in pings] == [guest]
+    assert not any(isinstance(a, Close) for a in peer.tick(SILENCE))
+    closes = [a for a in peer.tick(SILENCE + 0.01) if isinstance(a, Close)]
+    assert closes == [Close(guest, f"no word from the peer for {SILENCE:g} s")]
+    assert peer.handle(SILENCE + 0.02, guest, {"t": "ping"}) == []  # closing: nothing is read
+
+
+def test_a_peer_that_floods_is_named_and_its_link_closed() -> None:
+    peer, guest = two_seats_one_person()
+    closed = []
+    for i in range(int(BURST) + 5):
+        closed += [a for a in peer.handle(1.0, guest, {"t": "ping"}) if isinstance(a, Close)]
+    assert len(closed) == 1 and "messages at once" in closed[0].why
+    assert peer.fault_count == 1 and "messages at once" in peer.faults[-1]
+
+
+def test_twenty_refused_messages_close_a_link() -> None:
+    peer, guest = two_seats_one_person()
+    out: list[Action] = []
+    for i in range(25):
+        out += peer.handle(1.0 + i / 100, guest, {"t": f"junk{i}"})
+    assert [a.why for a in out if isinstance(a, Close)] == ["20 refused messages on one connection"]
+    assert peer.fault_count == 21  # twenty junk messages and the line that closes the link
+
+
+def joining() -> Peer:
+    peer = Peer.guest(ident("joiner"), host=("10.0.0.1", 4000), table_id=TABLE,
+                      seats=[SeatSpec("joe", "greedy")], entropy=entropy("joiner"))
+    peer.listening(0.0, "10.0.0.9", 4009)
+    return peer
+
+
+def test_a_guest_dials_its_host_once_and_says_why_when_nobody_answers() -> None:
+    peer = joining()
+    dials = [a for a in peer.tick(0.0) if isinstance(a, Dial)]
+    assert dials == [Dial(None, "10.0.0.1", 4000)]
+    assert not any(isinstance(a, Dial) for a in peer.tick(1.0))
+    done = peer.dial_failed(1.0, None, "10.0.0.1", 4000, None)
+    assert done == [Done("no table answers at 10.0.0.1:4000")]
+    assert peer.join_error == "no table answers at 10.0.0.1:4000" and peer.gone
+
+
+def test_a_guest_gives_up_when_the_host_sends_no_lobby() -> None:
+    peer = joining()
+    peer.tick(0.0)
+    host = ident("host").public
+    peer.connected(0.1, host, dialled_by=peer.me, remote=("10.0.0.1", 4000))
+    assert not any(isinstance(a, Done) for a in peer.tick(HOST_TIMEOUT - 1))
+    done = [a for a in peer.tick(HOST_TIMEOUT) if isinstance(a, Done)]
+    assert done == [Done(f"the host at 10.0.0.1:4000 sent no lobby within {HOST_TIMEOUT:g} s")]
+
+
+def test_a_guest_at_a_full_table_is_told_so_and_sends_no_sit() -> None:
+    peer = joining()
+    peer.tick(0.0)
+    host = ident("host")
+    peer.connected(0.1, host.public, dialled_by=peer.me, remote=("10.0.0.1", 4000))
+    lobby = Lobby(TABLE, "full", ruleset_for("grande").to_dict(), 2, host.public)
+    lobby.sit(0, Claim("h", host.public, host.public, "greedy", True))
+    other = ident("other").public
+    lobby.sit(1, Claim("o", other, other, "greedy", True))
+    out = peer.handle(0.2, host.public, lobby.to_msg())
+    assert Done("the table has 0 free seats, not 1") in out
+    assert not any(isinstance(a, Send) and a.msg["t"] == "sit" for a in out)
+
+
+def test_a_guest_asks_for_its_seat_at_its_listening_port_once_the_lobby_comes() -> None:
+    peer = joining()
+    peer.tick(0.0)
+    host = ident("host")
+    peer.connected(0.1, host.public, dialled_by=peer.me, remote=("10.0.0.1", 4000))
+    lobby = Lobby(TABLE, "open", ruleset_for("grande").to_dict(), 2, host.public)
+    lobby.sit(0, Claim("h", host.public, host.public, "greedy", True))
+    out = peer.handle(0.2, host.public, lobby.to_msg())
+    sits = [a.msg for a in out if isinstance(a, Send) and a.msg["t"] in ("sit", "ready")]
+    assert [m["t"] for m in sits] == ["sit", "ready"]
+    assert sits[0]["address"] == ["10.0.0.9", 4009] and sits[0]["claims"][0][0] is None
+    # The second lobby (the host's answer) asks nothing again.
+    assert not any(isinstance(a, Send) and a.msg["t"] == "sit"
+                   for a in peer.handle(0.3, host.public, lobby.to_msg()))
+
+
+def test_the_same_seed_gives_the_same_game_and_another_seed_another() -> None:
+    """A Peer's randomness is only what it is given: the simulator's runs repeat exactly."""
+    logs = []
+    for seed in ("s1", "s1", "s2"):
+        peer, disk = alone("grande", 2, seed=seed), Disk()
+        run(peer, disk)
+        logs.append([e for e, _ in disk.events])
+    assert logs[0] == logs[1] != logs[2]
+
