@@ -352,7 +352,7 @@ class Replica:
                 self._forked(source, f, out)
                 break
             except Refused as r:
-                self._refused(source, r, seq, out)
+                self._refused(source, r, seq, out, early=True)
                 continue
             if ev is not None:
                 self.accepted.append(ev)
@@ -378,8 +378,10 @@ class Replica:
         self._check_barred(signed)
         return self._take(signed)
 
-    def _refused(self, peer: Peer, r: Refused, seq: int, out: list[Send]) -> None:
-        """An event `peer` sent that we did not take (nothing after it in its message is read)."""
+    def _refused(self, peer: Peer, r: Refused, seq: int, out: list[Send], *,
+                 early: bool = False) -> None:
+        """An event `peer` sent that we did not take (nothing after it in its message is read;
+        `early`: it came ahead of its seq and was kept until now)."""
         if r.fault in ("seq", "prev"):
             rewind = self._rewind(peer)
             if rewind:  # the peer's history parts from ours where we went alone
@@ -389,7 +391,8 @@ class Replica:
             # Honest relaying, not the sender's fault: we ask for it again with a `have`
             # if the takeover is called off.
             return
-        self._fault(peer, r.seq if r.seq is not None else seq, r.reason, r.fault)
+        reason = f"sent ahead of its time (seq {seq} was not due yet): {r.reason}" if early else r.reason
+        self._fault(peer, r.seq if r.seq is not None else seq, reason, r.fault)
         out.append((peer, _refusal(r.seq, r.reason, r.fault)))
 
     def _forked(self, peer: Peer, f: Fork, out: list[Send]) -> None:
