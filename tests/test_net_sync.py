@@ -406,3 +406,29 @@ def test_links_are_announced_and_a_lost_one_gets_the_far_end_one_have() -> None:
     sends = r.disconnected(x, 0.5)
     assert sends == [(y, {"t": "links", "peers": [y]}), (y, r.have())]
     assert r.table.seq == 6 and not r.faults
+
+
+def test_a_kept_event_that_does_not_fit_when_its_seq_comes_is_named() -> None:
+    """An event signed for a seq ahead (a peer cannot hold it yet) waits for its seq like an
+    honest gap; once due, one that does not follow the log is refused, named as sent ahead
+    of its time, and the sender is told."""
+    g = a_game()
+    events = g.table.events
+    x, y = key_of("x"), key_of("y")
+    r = Replica(Table(), idle_have=60.0)
+    for e in events[:10]:
+        r.table.append(e.signed)
+    r.connected(x, 0.0)
+    r.connected(y, 0.0)
+    late = events[12]
+    seat = g.table.seat_of(late.author)
+    assert seat is not None
+    wrong = sign_event(g.players[seat].identity.key, game=late.game, seq=12, prev=events[10].prev,
+                       kind=late.kind, body=late.body).signed
+    assert r.received(x, {"t": "events", "from": 12, "items": [wrong]}, 1.0) == []
+    sends = r.received(y, {"t": "events", "from": 10, "items": [e.signed for e in events[10:12]]}, 1.01)
+    assert r.table.seq == 12
+    assert [(f.peer, f.seq, f.fault) for f in r.faults] == [(x, 12, "prev")]
+    assert r.faults[0].reason.startswith("sent ahead of its time (seq 12 was not due yet): prev ")
+    assert (x, {"t": "refused", "seq": 12, "reason": "prev is not the id of the event before",
+                "fault": "prev"}) in sends
