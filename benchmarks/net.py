@@ -219,6 +219,7 @@ class Recorder:
     writes: dict[bool, list[int]] = field(default_factory=lambda: {True: [0, 0], False: [0, 0]})
     replica: Replica | None = None  # this peer's replica (its copy counters, read at the end)
     replica_cpu: int = 0  # process CPU ns spent inside Replica.publish and Replica.received
+    kinds_in: dict[str, int] = field(default_factory=dict)  # frames read, by message type
 
     def install(self) -> None:
         """Wrap Replica.publish and Replica.received (net/sync.py: whichever shell drives
@@ -275,6 +276,9 @@ class Recorder:
 
         async def frame_receive(stream: FramedStream) -> dict[str, Any]:
             msg = await original_frame_receive(stream)
+            t = msg.get("t")
+            if type(t) is str and len(t) <= 20:
+                recorder.kinds_in[t] = recorder.kinds_in.get(t, 0) + 1
             if msg.get("t") == "events" and isinstance(msg.get("from"), int) and isinstance(msg.get("items"), list):
                 recorder.received.append((msg["from"], len(msg["items"]), time.monotonic_ns()))
             return msg
@@ -289,6 +293,7 @@ class Recorder:
         copies = (self.replica.copies, self.replica.relayed) if self.replica is not None else (0, 0)
         lines = [f"result {result}", f"frames {self.frames} {copies[0]} {copies[1]}",
                  f"cpu {' '.join(map(str, self.cpu))}", f"replica_cpu {self.replica_cpu}",
+                 f"kinds {' '.join(f'{t}={n}' for t, n in sorted(self.kinds_in.items()))}",
                  f"writes {' '.join(str(x) for k in (True, False) for x in self.writes[k])}"]
         lines += [f"pub {seq} {ns}" for seq, ns in self.published]
         lines += [f"acc {seq} {kind} {ns}" for seq, kind, ns in self.accepted]
@@ -349,6 +354,7 @@ class GameRecord:
     first_read: dict[int, int]  # the first frame carrying the seq was read
     cpu: float = 0.0  # CPU ns this peer spent from its first accepted event to its last
     replica_cpu: float = 0.0  # of the whole run, CPU ns inside its replica (the checks)
+    kinds_in: dict[str, int] = field(default_factory=dict)  # frames this peer read, by type
     copies: dict[int, int] = field(default_factory=dict)  # seq -> copies of it this peer sent
 
 
@@ -363,6 +369,8 @@ def read_record(path: Path) -> GameRecord:
             rec.cpu = float(int(parts[1]) - int(parts[0]))
         elif word == "replica_cpu":
             rec.replica_cpu = float(parts[0])
+        elif word == "kinds":
+            rec.kinds_in = {t: int(n) for t, _, n in (part.partition("=") for part in parts if part)}
         elif word == "frames":
             rec.frames, rec.items, rec.relayed = int(parts[0]), int(parts[1]), int(parts[2])
         elif word == "writes":
@@ -400,6 +408,7 @@ class GameResult:
     writes: tuple[int, int, int, int]  # replay appends of all peers: fsynced (count, ns), not fsynced
     cpu_per_event: list[float]  # each peer's CPU microseconds per event of the game
     replica_cpu_per_event: list[float]  # of which inside its replica (decode, signature, engine)
+    frames_in: dict[str, float]  # frames a peer read per event, by message type (mean over peers)
     seconds: float
 
 
@@ -464,12 +473,15 @@ def play_one_game(base: Path, variant: str, players: int, pace: float) -> GameRe
     per_move = [sum(r.copies.get(seq, 0) for r in records) for seq in moves]
     cpu = [r.cpu / 1000 / max(events - 1, 1) for r in records]
     replica_cpu = [r.replica_cpu / 1000 / max(events, 1) for r in records]
+    kinds = sorted({t for r in records for t in r.kinds_in})
+    frames_in = {t: sum(r.kinds_in.get(t, 0) for r in records) / len(records) / max(events, 1)
+                 for t in kinds}
     writes = tuple(sum(r.writes[i] for r in records) for i in range(4))
     return GameResult(to_all, to_first, author_part, wire, taking, len(to_all), events,
                       statistics.mean(per_move) if per_move else 0.0,
                       sum(r.items for r in records) / max(events, 1),
                       sum(r.relayed for r in records) / max(events, 1),
-                      writes, cpu, replica_cpu, seconds)  # type: ignore[arg-type]
+                      writes, cpu, replica_cpu, frames_in, seconds)  # type: ignore[arg-type]
 
 
 @dataclass
@@ -491,6 +503,7 @@ class Propagation:
     writes: tuple[int, int]  # how many of each
     cpu_per_event: float  # median over peers and games, microseconds
     replica_cpu_per_event: float  # of which inside the replica, the same way
+    frames_in: dict[str, float]  # frames a peer read per event, by type (mean over games)
     cpu_all_peers: float  # all peers of a game together, microseconds per event (mean over games)
     seconds: float
 
@@ -504,6 +517,7 @@ def propagation(work: Path, variant: str, players: int, pace: float, moves: int)
     writes = [0, 0, 0, 0]
     cpu: list[float] = []
     replica_cpu: list[float] = []
+    frames_in: list[dict[str, float]] = []
     cpu_all: list[float] = []
     began = time.monotonic()
     games = 0
@@ -519,6 +533,7 @@ def propagation(work: Path, variant: str, players: int, pace: float, moves: int)
         writes = [a + b for a, b in zip(writes, g.writes)]
         cpu += g.cpu_per_event
         replica_cpu += g.replica_cpu_per_event
+        frames_in.append(g.frames_in)
         cpu_all.append(sum(g.cpu_per_event))
         games += 1
     return Propagation(players, variant, pace, games, Spread.of(to_all), Spread.of(to_first),
@@ -526,6 +541,8 @@ def propagation(work: Path, variant: str, players: int, pace: float, moves: int)
                        *(statistics.mean(c[i] for c in copies) for i in range(3)),
                        writes[1] / 1000 / max(writes[0], 1), writes[3] / 1000 / max(writes[2], 1),
                        (writes[0], writes[2]), statistics.median(cpu), statistics.median(replica_cpu),
+                       {t: statistics.mean(f.get(t, 0.0) for f in frames_in)
+                        for t in sorted({t for f in frames_in for t in f})},
                        statistics.mean(cpu_all),
                        time.monotonic() - began)
 
@@ -673,6 +690,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"the setup and catch-up, {p.relayed_per_event:.2f} of them relayed (replica counters)")
             print(f"    replay appends: {p.writes[0]} fsynced, {p.write_synced:.0f} us each; "
                   f"{p.writes[1]} not, {p.write_unsynced:.0f} us each")
+            print("    frames a peer reads per event: " + ", ".join(
+                f"{t} {n:.2f}" for t, n in sorted(p.frames_in.items(), key=lambda kv: -kv[1])))
             print(f"    to every peer: {p.to_all.show()}")
             print(f"    to the first:  {p.to_first.show()}")
             print(f"    where the time to every peer goes (medians): the author's append until its first "

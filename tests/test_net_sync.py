@@ -432,3 +432,19 @@ def test_a_kept_event_that_does_not_fit_when_its_seq_comes_is_named() -> None:
     assert r.faults[0].reason.startswith("sent ahead of its time (seq 12 was not due yet): prev ")
     assert (x, {"t": "refused", "seq": 12, "reason": "prev is not the id of the event before",
                 "fault": "prev"}) in sends
+
+
+def test_relay_targets_are_the_peers_the_source_does_not_reach() -> None:
+    """What _relay uses for events, public for other signed messages (knock answers)."""
+    x, y, z = (key_of(n) for n in "xyz")
+    r = Replica(Table())
+    for k in (x, y, z):
+        r.connected(k, 0.0)
+    assert r.relay_targets(None) == [x, y, z]
+    assert r.relay_targets(x) == [y, z]  # nobody said what it is linked to: all but the source
+    r.received(x, {"t": "links", "peers": [y]}, 0.1)
+    assert r.relay_targets(x) == [y, z]  # y has not said so: the link does not count yet
+    r.received(y, {"t": "links", "peers": [x, z]}, 0.1)
+    assert r.relay_targets(x) == [z] and r.relay_targets(y) == [z]  # z has said nothing
+    r.relay = False
+    assert r.relay_targets(x) == [y, z]

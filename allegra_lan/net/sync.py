@@ -120,6 +120,14 @@ class Replica:
     def have(self) -> dict[str, Any]:
         return {"t": "have", "seq": self.table.seq, "head": self.table.head}
 
+    def relay_targets(self, source: Peer | None) -> list[Peer]:
+        """The linked peers a new signed thing from `source` goes on to (None: our own, to
+        all): those `source` is not linked to by both their `links`. The same rule can carry
+        other signed messages that every peer needs once (a knock answer), with the same
+        proviso: what a stale view of the links misses is filled only by what asks again."""
+        return [p for p in self.peers if source is None or (
+            p != source and not (self.relay and self._linked(source, p)))]
+
     def connected(self, peer: Peer, now: float | None = None) -> list[Send]:
         """A peer (re)connected: say what we hold (it answers with what we lack) and, to
         everyone, which peers we are linked to now."""
@@ -465,9 +473,9 @@ class Replica:
         out: list[Send] = []
         if not taken:
             return out
+        targets = {source: set(self.relay_targets(source)) for source in {s for s, _ in taken}}
         for p in self.peers:
-            picked = [(source, seq) for source, seq in taken if source is None or (
-                source != p and not (self.relay and self._linked(source, p)))]
+            picked = [(source, seq) for source, seq in taken if p in targets[source]]
             seqs = [seq for _, seq in picked if seq < self.table.seq]
             for a, b in _runs(seqs):
                 out.extend((p, m) for m in self._batch(a, b))
