@@ -751,5 +751,5 @@ TARGETS: dict[str, Target] = {t.name: t for t in (
     Target("table", check_table, 4096, "table.py Table.append of signed fuzzed bodies", 1),
     Target("genesis", check_genesis, 4096, "table.py a fuzzed genesis, its ceremony and first moves", 0),
     Target("lobby", check_lobby, 4096, "net/lobby.py Lobby.from_msg, Claim.from_msg", 0),
-    Target("node", check_node, 8192, "net/peer.py Peer.dispatch in lobby and game scenarios", 1),
+    Target("node", check_node, 8192, "net/peer/ Peer.dispatch in lobby and game scenarios", 1),
 )}

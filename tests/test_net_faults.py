@@ -28,7 +28,7 @@ import trio
 
 from allegra_lan.log.envelope import decode_event
 from allegra_lan.net.framing import HEADER, encode_frame
-from allegra_lan.net import peer as node_module
+from allegra_lan.net.peer import config as node_module
 from allegra_lan.rules import to_act
 
 from evil_peer import (

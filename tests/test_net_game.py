@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from allegra_lan.net import peer as node_module
+from allegra_lan.net.peer import config as node_module
 from allegra_lan.net.session import SeatSpec
 from allegra_lan.tools.verify import verify_file
 

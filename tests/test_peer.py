@@ -1,4 +1,4 @@
-"""The peer's protocol object alone (net/peer.py): no socket, no clock, no file.
+"""The peer's protocol object alone (net/peer/): no socket, no clock, no file.
 
 A `Peer` is fed inputs with the time as an argument and answers with actions;
 these tests play it on a clock of their own. Whole games between several peers
@@ -274,3 +274,21 @@ def test_the_same_seed_gives_the_same_game_and_another_seed_another() -> None:
         logs.append([e for e, _ in disk.events])
     assert logs[0] == logs[1] != logs[2]
 
+
+
+def test_a_dial_the_shell_never_answers_is_made_again_later() -> None:
+    """A shell that drops a dialled link as a duplicate calls neither `connected` nor
+    `dial_failed`: the peer must still dial that key again once the pending dial is stale,
+    or a link that drops later would never come back."""
+    from allegra_lan.net.peer import config
+
+    peer, guest = two_seats_one_person()
+    peer.dial_everyone = True  # as after a resume: this peer dials every seated peer
+    peer.tick(0.5)  # the game starts: the guest keeps its seat when its link drops
+    assert peer.table.genesis is not None
+    peer.disconnected(1.0, guest, "gone")
+    first = [a for a in peer.tick(1.0) if isinstance(a, Dial)]
+    assert [d.peer for d in first] == [guest]
+    assert not any(isinstance(a, Dial) for a in peer.tick(1.0 + config.DIAL_PENDING - 0.1))
+    again = [a for a in peer.tick(1.0 + config.DIAL_PENDING) if isinstance(a, Dial)]
+    assert [d.peer for d in again] == [guest]

@@ -1,4 +1,4 @@
-"""What a peer's protocol object asks its shell to do (net/peer.py).
+"""What a peer's protocol object asks its shell to do (net/peer/).
 
 `Peer` decides; it never touches a socket, a clock or a file. Each of its
 inputs (`connected`, `disconnected`, `handle`, `refused_frame`, `tick`, and

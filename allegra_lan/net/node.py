@@ -1,6 +1,6 @@
 """The trio shell of a peer: sockets, timers and files around the pure `Peer`.
 
-Every decision is the `Peer`'s (net/peer.py); this module only carries out
+Every decision is the `Peer`'s (net/peer/); this module only carries out
 its actions (net/actions.py) and feeds it what happens: it listens and
 dials, runs the handshake behind the connection gate (net/gate.py), moves
 frames between sockets and the Peer, calls `tick` when a Timer is due, and

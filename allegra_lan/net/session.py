@@ -3,7 +3,7 @@
 `run_host` opens a table (listens, advertises it while seats are free),
 `run_guest` joins one at an address, `run_watch` follows one read-only and
 `run_resume` goes on with a game this process played before it stopped. Each
-builds the pure `Peer` for its role (net/peer.py), runs it in a trio `Node`
+builds the pure `Peer` for its role (net/peer/), runs it in a trio `Node`
 (net/node.py) until the game is over, and returns the node with its table.
 The seats a process plays are bots or the person at its terminal client.
 """
