@@ -79,6 +79,16 @@ def _takeover(text: str) -> int:
     return v
 
 
+def _rounds(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number of rounds: {text!r}") from None
+    if not 1 <= v <= 20:
+        raise argparse.ArgumentTypeError("must be 1 to 20 rounds")
+    return v
+
+
 def _pace(text: str) -> float:
     v = _seconds(text)
     if not 0 <= v <= 60:
@@ -127,6 +137,8 @@ def add_network_arguments(sub: argparse._SubParsersAction) -> None:
     h.add_argument("--takeover-after", type=_takeover, default=120, metavar="S",
                    help="seconds a player may be away before the other seats may agree to let a "
                         "bot play their seat (0: never; default: 120)")
+    h.add_argument("--rounds", type=_rounds, default=None, metavar="N",
+                   help="rounds the game lasts (1 to 20; default: the variant's, 3)")
     h.set_defaults(handler=_cmd_host, prog="allegra host")
 
     j = sub.add_parser("join", parents=[common, player], help="join a table and play at it",
@@ -280,7 +292,8 @@ def _cmd_host(args: argparse.Namespace) -> int:
     if bot is None:
         return _client(args, host={"variant": args.variant, "players": args.players, "bots": extra,
                                    "table": args.table,
-                                   "takeover": args.takeover_after, "spectators": args.spectators})
+                                   "takeover": args.takeover_after, "spectators": args.spectators,
+                                   "options": _options(args)})
     name = args.name or bot
     seats = [SeatSpec(name, bot)] + [SeatSpec(f"{b}-{i + 1}", b) for i, b in enumerate(extra)]
     ident = _identity(args)
@@ -288,8 +301,13 @@ def _cmd_host(args: argparse.Namespace) -> int:
         ident, args.interface, variant=args.variant, players=args.players,
         table_name=args.table or f"{name}'s table", seats=seats, pin=args.pin,
         games_dir=data_dir() / "games", say=_say(args.quiet), pace=args.pace,
-        spectators=args.spectators, takeover=args.takeover_after))
+        spectators=args.spectators, takeover=args.takeover_after, options=_options(args)))
     return _report(node)
+
+
+def _options(args: argparse.Namespace) -> dict[str, int] | None:
+    """The ruleset fields a host sets beyond its variant's defaults."""
+    return {"rounds": args.rounds} if args.rounds is not None else None
 
 
 def _cmd_join(args: argparse.Namespace) -> int:

@@ -1,15 +1,34 @@
-"""Shared helpers of the ruling tests: effects counted over several moves, filler displays,
-and one deterministic player that brings rounds to their end without any strategy."""
+"""Helpers the test modules share without touching the network (tests/conftest.py's
+directory is on sys.path, so any test module imports them; no test module imports another).
+
+- Rulings: effects counted over several moves, filler displays, and one deterministic
+  player that brings rounds to their end without any strategy.
+- Signed games in one process: a LocalGame of derived keys, random play, and the signed
+  takeover of seats with the remaining seats' consent.
+- The terminal client by keys: an 80x24 dummy output, and a player that presses what the
+  footer offers (any object with press/footer/screen and client.refused will do).
+
+Network helpers (peers, `allegra` subprocesses) are in tests/net_helpers.py.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Sequence, TypeVar
+from typing import Callable, Protocol, Sequence, TypeVar
 
+from prompt_toolkit.data_structures import Size
+from prompt_toolkit.output import DummyOutput
+
+from allegra_lan.local import LocalGame, Player, derived
+from allegra_lan.log.envelope import sign_event
+from allegra_lan.log.identity import Identity
+from allegra_lan.log.takeover import sign_consent
 from allegra_lan.rules import (
-    Discard, DrawFromDeck, Give, IllegalMove, Move, State, apply, legal_moves, to_act,
+    Discard, DrawFromDeck, Give, IllegalMove, Move, State, apply, legal_moves, ruleset_for, to_act,
 )
 from allegra_lan.rules.effects import Cleared, Effect
+from allegra_lan.rules.rng import Stream
+from allegra_lan.table import Table
 
 T = TypeVar("T")
 
@@ -87,3 +106,124 @@ def play_until(state: State, done: Callable[[Played], bool], limit: int = 20_000
         out.state = apply(out.state, chooser(out.state))
         out.effects.extend(out.state.effects)
     raise AssertionError("the awaited moment never came")
+
+
+# ---------------------------------------------------------------- signed games in one process
+
+
+def players(n: int, tag: int = 0) -> list[Player]:
+    """`n` players with keys derived from (tag, seat): the same keys in every run."""
+    return [Player(f"p{i}", Identity.from_seed(derived("test-key", tag, i))) for i in range(n)]
+
+
+def local(variant: str = "grande", n: int = 3) -> LocalGame:
+    """A signed game of `n` derived players in one process, its game id and nonces fixed."""
+    return LocalGame(ruleset_for(variant), players(n), game_id=derived("game", variant, n)[:16],
+                     nonces=[derived("nonce", i) for i in range(n)])
+
+
+def play_random(g: LocalGame, moves: int, seed: bytes = b"r" * 32) -> None:
+    """Up to `moves` legal moves chosen by a seeded stream (fewer if the game ends)."""
+    rng = Stream(seed, "test")
+    for _ in range(moves):
+        if to_act(g.state) is None:
+            return
+        lm = legal_moves(g.state)
+        g.submit(lm[rng.below(len(lm))])
+
+
+def new_key(tag: str) -> Identity:
+    """A bot's key derived from `tag`."""
+    return Identity.from_seed(derived("takeover-key", tag))
+
+
+def takeover(g: LocalGame, table: Table, taken: list[int], *, author: int | None = None,
+             signers: list[int] | None = None, keys: list[Identity] | None = None) -> bytes:
+    """The signed takeover of `taken` at `table`'s next seq, consented by `signers`."""
+    keys = keys or [new_key(f"bot{s}") for s in taken]
+    seats = [(s, k.public) for s, k in zip(taken, keys)]
+    stay = [s for s in range(table.players) if s not in taken]
+    signers = stay if signers is None else signers
+    game = table.game
+    assert game is not None
+    signs = [[s, sign_consent(g.players[s].identity.key, game, table.seq, table.head, seats)]
+             for s in signers]
+    author = stay[0] if author is None else author
+    return sign_event(g.players[author].identity.key, game=game, seq=table.seq, prev=table.head,
+                      kind="takeover", body={"seats": [[s, k] for s, k in seats], "signs": signs}).signed
+
+
+# ---------------------------------------------------------------- the terminal client by keys
+
+
+class Screen24(DummyOutput):
+    """A dummy terminal of 80x24 (DummyOutput alone says 80x40)."""
+
+    def get_size(self) -> Size:
+        return Size(rows=24, columns=80)
+
+
+class Refusing(Protocol):
+    @property
+    def refused(self) -> object: ...
+
+
+class Keyed(Protocol):
+    """What choose and press_offered drive: the local play session of test_tui_play and the
+    networked person of test_tui_net both have this shape."""
+
+    @property
+    def client(self) -> Refusing: ...
+
+    async def press(self, key: str) -> str: ...
+
+    def screen(self) -> str: ...
+
+    def footer(self) -> str: ...
+
+
+async def choose(s: Keyed) -> None:
+    """Enter on the cursor's card; when refused, walk the cursor over the display until
+    a choice is taken (right along a row, then down a row)."""
+    for step in range(40):
+        await s.press("\r")
+        if not s.client.refused:
+            return
+        await s.press("j" if step % 5 == 4 else "l")
+    raise AssertionError("no card here can be chosen:\n" + s.screen())
+
+
+async def press_offered(s: Keyed, knock: str = "n") -> str | None:
+    """Press what the footer offers: knock or pass, give, draw from the deck, discard, peek,
+    turn up, place; when a choice is refused, move the cursor and try again. Returns what it
+    did ("knock", "give", ...), or None when the footer offers nothing to do."""
+    f = s.footer()
+    if " k  knock" in f:
+        await s.press(knock)
+        return "knock"
+    if "give to" in f:
+        await s.press(f.split(" give to")[0].split()[-1])
+        return "give"
+    if "next round" in f:
+        await s.press("\r")
+        return "next round"
+    if "draw from deck" in f:
+        await s.press("d")
+        return "draw"
+    if "discard it" in f:
+        await s.press("x")
+        return "discard"
+    if "peek at this row" in f or "peek at this column" in f:
+        # Through the cursor: a row, else a column, else move on and try again.
+        for key, line in (("r", "row"), ("c", "column")):
+            if f"peek at this {line}" in f:
+                await s.press(key)
+                if not s.client.refused:
+                    return "peek"
+        await s.press("j")
+        await s.press("l")
+        return "move"
+    if "enter" in f:
+        await choose(s)
+        return "choose"
+    return None

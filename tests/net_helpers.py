@@ -11,6 +11,7 @@ peer stalled and what it waited for.
 
 from __future__ import annotations
 
+import base64
 import os
 import re
 import secrets
@@ -19,10 +20,11 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence, TypeVar
 
 import trio
 
+from allegra_lan.log.envelope import decode_event
 from allegra_lan.log.identity import Identity
 from allegra_lan.net.node import Node
 from allegra_lan.net.session import SeatSpec, result_line, run_guest, run_host
@@ -30,6 +32,11 @@ from allegra_lan.rules import to_act
 from allegra_lan.tools.verify import Verdict, verify_file
 
 LOOPBACK = "127.0.0.1"
+# seconds each bot waits before it moves in kill_a_guest_mid_game's game: ~300 events then
+# last 3 s or more, so the victim (killed once it holds 20) surely dies mid-game
+MID_GAME_PACE = "0.01"
+START_LIMIT = 60.0  # seconds an `allegra` process may take to open, find or join a table (a loaded machine)
+T = TypeVar("T")
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -45,6 +52,28 @@ def replay_events(path: Path) -> int:
     """Events in a replay file: its non-empty lines that are not header tags."""
     lines = path.read_text(encoding="ascii").splitlines()
     return sum(1 for line in lines if line and not line.startswith("["))
+
+
+def kinds_in(path: Path) -> list[str]:
+    """The kind of every event in a replay file, in log order (e.g. to find a takeover).
+
+    Only whole lines count: tests poll files a running peer is still appending to, and a
+    line read half-written would not decode."""
+    text = path.read_text(encoding="utf-8").partition("\n\n")[2]
+    whole = text[:text.rfind("\n") + 1]
+    return [decode_event(base64.b64decode(x)).kind for x in whole.split("\n") if x]
+
+
+def wait_for(what: str, check: Callable[[], T], limit: float = 30.0) -> T:
+    """Poll `check` until it returns something true, and return that; fail naming `what`
+    after `limit` s (generous: a loaded machine is slow, not wrong)."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        got = check()
+        if got:
+            return got
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
 
 
 # ---------------------------------------------------------------- peers in one process
@@ -188,14 +217,15 @@ class CliRun:
     args: list[str]
     home: Path
     proc: subprocess.Popen[bytes]
+    tag: str = ""  # prefix of its output files: a second run in the same home keeps its own
 
     @property
     def stdout_path(self) -> Path:
-        return self.home / "stdout.txt"
+        return self.home / f"{self.tag}stdout.txt"
 
     @property
     def stderr_path(self) -> Path:
-        return self.home / "stderr.txt"
+        return self.home / f"{self.tag}stderr.txt"
 
     def stdout(self) -> str:
         return self.stdout_path.read_text(encoding="utf-8", errors="replace")
@@ -213,12 +243,13 @@ class CliRun:
                                  f"{timeout:g} s; stdout:\n{self.stdout()}\nstderr (end):\n"
                                  + "\n".join(self.stderr().splitlines()[-15:])) from None
 
-    def wait_for_stderr(self, pattern: str, timeout: float) -> re.Match[str]:
-        """Poll the stderr notes until `pattern` shows up (the process must still run or have said it)."""
+    def wait_for_stderr(self, pattern: str, timeout: float, *, since: int = 0) -> re.Match[str]:
+        """Poll the stderr notes until `pattern` shows up (the process must still run or have said it);
+        with `since`, only in what it said after its first `since` characters (see said_so_far)."""
         deadline = time.monotonic() + timeout
-        regex = re.compile(pattern)
+        regex = re.compile(pattern, re.M)
         while True:
-            found = regex.search(self.stderr())
+            found = regex.search(self.stderr()[since:])
             if found:
                 return found
             if self.proc.poll() is not None or time.monotonic() > deadline:
@@ -226,10 +257,20 @@ class CliRun:
                                      f"stderr:\n{self.stderr()}\nstdout:\n{self.stdout()}")
             time.sleep(0.05)
 
+    def said_so_far(self) -> int:
+        """How much it has said on stderr: a mark for wait_for_stderr(since=...)."""
+        return len(self.stderr())
+
     def kill(self) -> None:
+        """SIGKILL, and reap it."""
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait(timeout=10)
+
+    def replays(self) -> list[Path]:
+        """The replay files in its data directory (none before its genesis)."""
+        games = data_home(self.home) / "allegra-lan" / "games"
+        return sorted(games.glob("*.allegra")) if games.exists() else []
 
     def replay_path(self) -> Path:
         found = re.search(r"^replay: (.+)$", self.stdout(), re.M)
@@ -258,16 +299,22 @@ class CliPool:
         self.wrap = list(wrap)
         self.runs: list[CliRun] = []
 
-    def start(self, label: str, args: Sequence[str]) -> CliRun:
-        """Run `python -m allegra_lan ARGS` with XDG_CONFIG_HOME and XDG_DATA_HOME under base/label."""
-        home = self.base / label
-        home.mkdir(parents=True, exist_ok=False)
+    def start(self, label: str, args: Sequence[str], *, home: Path | None = None) -> CliRun:
+        """Run `python -m allegra_lan ARGS` with XDG_CONFIG_HOME and XDG_DATA_HOME under base/label,
+        or under an earlier run's `home` (its key and replays: `allegra resume`), its output then
+        in files of its own (LABEL.stdout.txt)."""
+        tag = ""
+        if home is None:
+            home = self.base / label
+            home.mkdir(parents=True, exist_ok=False)
+        else:
+            tag = f"{label}."
         env = dict(os.environ, XDG_CONFIG_HOME=str(config_home(home)), XDG_DATA_HOME=str(data_home(home)),
                    PYTHONUNBUFFERED="1")
-        with open(home / "stdout.txt", "wb") as out, open(home / "stderr.txt", "wb") as err:
+        with open(home / f"{tag}stdout.txt", "xb") as out, open(home / f"{tag}stderr.txt", "xb") as err:
             proc = subprocess.Popen([*self.wrap, sys.executable, "-m", "allegra_lan", *args], cwd=ROOT,
                                     env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
-        run = CliRun(label, list(args), home, proc)
+        run = CliRun(label, list(args), home, proc, tag)
         self.runs.append(run)
         return run
 
@@ -280,6 +327,66 @@ class CliPool:
                 run.proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 pass
+
+
+def start_allegra(home: Path, *args: str) -> subprocess.Popen[str]:
+    """`python -m allegra_lan ARGS` with XDG homes under `home`, its output on pipes, in a
+    session of its own (so `os.killpg` reaches it and whatever it started)."""
+    env = {**os.environ, "XDG_CONFIG_HOME": str(config_home(home)), "XDG_DATA_HOME": str(data_home(home))}
+    return subprocess.Popen([sys.executable, "-m", "allegra_lan", *args], env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+
+
+def kill_a_guest_mid_game(clis: CliPool, table: str, net: Sequence[str], *host_args: str,
+                          ) -> tuple[CliRun, CliRun, CliRun, Path]:
+    """A 3-seat ALLEGRA table of `allegra` processes: the host, then (once it is open: no
+    fixed sleeps) the victim and the other guest at once. Once the victim's replay holds
+    20 events and it is linked to both others (a peer of the full mesh dies, not one still
+    dialling), it is killed with SIGKILL; this returns once both others said they lost it:
+    the host, the other guest, the (dead) victim and its replay."""
+    host = clis.start("host", ["host", *net, "--bot", "greedy", "--players", "3", "--variant", "allegra",
+                               "--table", table, "--rounds", "2", *host_args])
+    host.wait_for_stderr(rf"table '{re.escape(table)}' open on ", START_LIMIT)
+    joining = ["join", table, *net, "--bot", "random", "--wait", str(START_LIMIT)]
+    victim = clis.start("victim", joining)  # both at once: the host gives each the first free seat
+    other = clis.start("other", joining)
+    deadline = time.monotonic() + START_LIMIT + 30
+    replay: Path | None = None
+    while replay is None:
+        found = victim.replays()
+        linked = set(re.findall(r"^connected to (\S+)$", victim.stderr(), re.M))
+        if found and replay_events(found[0]) > 20 and len(linked) >= 2:
+            replay = found[0]
+        else:
+            assert victim.proc.poll() is None and time.monotonic() < deadline, \
+                f"the victim never held 20 events with links to both others " \
+                f"(exit {victim.proc.poll()}):\n{victim.stderr()}"
+            time.sleep(0.05)
+    marks = {run.label: run.said_so_far() for run in (host, other)}
+    victim.kill()
+    for run in (host, other):
+        run.wait_for_stderr(r"^lost ", START_LIMIT, since=marks[run.label])
+    return host, other, victim, replay
+
+
+def check_same_ending(runs: Sequence[CliRun], timeout: float = 120.0) -> Path:
+    """Every run exits 0 within `timeout` s, prints one and the same `game over` line, and
+    holds exactly one replay, byte-identical across runs, that verifies as a finished game.
+    Returns the first run's replay."""
+    codes = {run.label: run.wait(timeout) for run in runs}
+    assert all(c == 0 for c in codes.values()), \
+        {run.label: (codes[run.label], run.stderr()[-2000:]) for run in runs}
+    lines = {run.label: run.game_over_line() for run in runs}
+    assert len(set(lines.values())) == 1, lines
+    files = {run.label: run.replays() for run in runs}
+    assert all(len(f) == 1 for f in files.values()), files
+    blobs = {label: f[0].read_bytes() for label, f in files.items()}
+    assert len(set(blobs.values())) == 1, {label: replay_events(f[0]) for label, f in files.items()}
+    first = files[runs[0].label][0]
+    verdict = verify_file(first)
+    assert verdict.ok and verdict.finished, verdict
+    return first
 
 
 @dataclass(frozen=True)
@@ -307,5 +414,6 @@ def parse_games(stdout: str, name: str) -> ListedTable | None:
 
 __all__ = [
     "LOOPBACK", "InProcessPeer", "PlayedTable", "play_table", "check_same_finished_game", "CliRun",
-    "CliPool", "ListedTable", "parse_games", "unique_table", "replay_events",
+    "CliPool", "ListedTable", "parse_games", "unique_table", "replay_events", "kinds_in", "wait_for",
+    "start_allegra", "kill_a_guest_mid_game", "check_same_ending", "START_LIMIT", "MID_GAME_PACE",
 ]

@@ -17,6 +17,7 @@ import shutil
 import signal
 import subprocess
 from pathlib import Path
+from typing import Any
 
 
 import pytest
@@ -32,7 +33,8 @@ from net_helpers import (
 )
 
 GAME_LIMIT = 40.0  # seconds one in-process table may take (fail_after)
-KNOCK_LIMIT = 20.0  # the same, for the tables whose knock window is stretched beyond it
+KNOCK_LIMIT = 120.0  # the same, for the tables whose knock window is stretched beyond it (a lost
+# answer stalls the game for 10x this; a loaded machine must never come near it)
 PROCESS_LIMIT = 60.0  # seconds one `allegra` game subprocess may take
 ARGS_LIMIT = 20.0  # seconds a refused command may take
 LISTEN = "2"  # seconds `allegra games` listens (its documented minimum for tables already there)
@@ -94,7 +96,7 @@ def test_in_process_every_knock_answer_reaches_the_active_seat(tmp_path: Path, p
 
 def _host_args(table: str, variant: str, players: int, *extra: str) -> list[str]:
     return ["host", "--interface", LOOPBACK, "--bot", "greedy", "--players", str(players),
-            "--variant", variant, "--table", table, *extra]
+            "--variant", variant, "--table", table, "--rounds", "1", *extra]
 
 
 def _join_args(table: str, *extra: str) -> list[str]:
@@ -146,13 +148,24 @@ def _games(clis: CliPool, label: str) -> CliRun:
     return run
 
 
+def _listed(clis: CliPool, label: str, table: str, taken: int, tries: int = 5) -> tuple[CliRun, Any]:
+    """`allegra games` until it lists `table` with `taken` seats taken (at most `tries` runs):
+    on a loaded machine one 2 s listen can end before the host's answer is read, which says
+    nothing about the listing; a wrong count or a missing table in every run still fails."""
+    for i in range(tries):
+        run = _games(clis, f"{label}-{i}")
+        row = parse_games(run.stdout(), table)
+        if row is not None and row.taken == taken:
+            break
+    return run, row
+
+
 def test_cli_games_lists_a_table_while_it_fills_and_not_once_it_started(clis: CliPool) -> None:
     table = unique_table("disc")
     host = clis.start("host", _host_args(table, "allegra", 3))
     _wait_open(host, table)
 
-    first = _games(clis, "games-open")
-    row = parse_games(first.stdout(), table)
+    first, row = _listed(clis, "games-open", table, 1)
     assert row is not None, f"table {table!r} not listed:\n{first.stdout()}"
     assert (row.taken, row.total, row.pin) == (1, 3, False), row.line
     assert "ALLEGRA" in row.line and "Grande" not in row.line, row.line
@@ -161,8 +174,7 @@ def test_cli_games_lists_a_table_while_it_fills_and_not_once_it_started(clis: Cl
 
     join1 = clis.start("join1", _join_args(table))
     host.wait_for_stderr(r"2 of 3 seats taken", PROCESS_LIMIT)
-    second = _games(clis, "games-one-joined")
-    row = parse_games(second.stdout(), table)
+    second, row = _listed(clis, "games-one-joined", table, 2)
     assert row is not None, f"table {table!r} not listed after one join:\n{second.stdout()}"
     assert (row.taken, row.total) == (2, 3), row.line
 
@@ -246,6 +258,8 @@ BAD = [
     ("bot-join", ["join", "--interface", LOOPBACK, "--bot", "nosuchbot"], "nosuchbot"),
     ("bots-host", ["host", "--interface", LOOPBACK, "--bot", "random", "--bots", "greedy,nosuchbot"],
      "nosuchbot"),
+    ("rounds-0", ["host", "--interface", LOOPBACK, "--bot", "random", "--rounds", "0"], "1 to 20 rounds"),
+    ("rounds-word", ["host", "--interface", LOOPBACK, "--bot", "random", "--rounds", "many"], "'many'"),
 ]
 
 

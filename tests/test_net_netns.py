@@ -114,7 +114,7 @@ def test_three_namespaces_discover_play_and_survive_a_pulled_cable(tmp_path: Pat
         try:
             host = start(peers, tmp_path, host_ns, "host", "host", "--interface", host_ns.address,
                          "--bot", "greedy", "--players", "3", "--variant", "allegra", "--table", table,
-                         "--pace", PACE)
+                         "--pace", PACE, "--rounds", "2")
             wait_for_note(host, "open on " + re.escape(host_ns.address), START_LIMIT)
 
             # Discovery across the bridge: from the third namespace, by multicast on its own link.

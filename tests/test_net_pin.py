@@ -806,7 +806,7 @@ GAME_LIMIT = 90.0
 
 def _host(table: str, pin: str) -> list[str]:
     return ["host", "--interface", LOOPBACK, "--bot", "greedy", "--players", "2", "--table", table,
-            "--pin", pin]
+            "--pin", pin, "--rounds", "1"]
 
 
 def _join(table: str, pin: str, name: str) -> list[str]:

@@ -35,7 +35,7 @@ def _rss_mb(pid: int) -> float:
 def _host(clis: CliPool, table: str, *, wrap: list[str] | None = None) -> tuple[CliRun, int]:
     clis.wrap = wrap or []  # e.g. prlimit, for the host alone
     host = clis.start("host", ["host", "--interface", LOOPBACK, "--bot", "greedy", "--players", "2",
-                               "--variant", "grande", "--table", table])
+                               "--variant", "grande", "--table", table, "--rounds", "1"])
     clis.wrap = []
     found = host.wait_for_stderr(rf"table '{table}' open on 127\.0\.0\.1:(\d+)", OPEN_LIMIT)
     return host, int(found.group(1))

@@ -7,84 +7,27 @@ data directories; every log ends byte-identical.
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
-import time
-import uuid
 from pathlib import Path
 
 import pytest
 
-
-def start(home: Path, *args: str) -> subprocess.Popen[str]:
-    env = {**os.environ, "XDG_CONFIG_HOME": str(home / "config"), "XDG_DATA_HOME": str(home / "data")}
-    return subprocess.Popen([sys.executable, "-m", "allegra_lan", *args], env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)
+from net_helpers import (
+    LOOPBACK, MID_GAME_PACE, CliPool, check_same_ending, kill_a_guest_mid_game, replay_events,
+    unique_table,
+)
 
 
-def events_in(path: Path) -> int:
-    text = path.read_text(encoding="utf-8")
-    return len([x for x in text.partition("\n\n")[2].split("\n") if x])
-
-
-def kill_a_guest_mid_game(homes: dict[str, Path], table: str, net: list[str],
-                          procs: list[subprocess.Popen[str]], *host_args: str,
-                          ) -> tuple[subprocess.Popen[str], subprocess.Popen[str], Path]:
-    """A 3-seat ALLEGRA table of `allegra` processes (host, victim, other); once the
-    victim's replay holds 20 events it is killed with SIGKILL. Returns the host, the other
-    guest and the victim's replay."""
-    host = start(homes["host"], "host", *net, "--bot", "greedy", "--players", "3",
-                 "--variant", "allegra", "--table", table, *host_args)
-    procs.append(host)
-    time.sleep(1.0)
-    victim = start(homes["victim"], "join", table, *net, "--bot", "random")
-    procs.append(victim)
-    time.sleep(0.5)
-    other = start(homes["other"], "join", table, *net, "--bot", "random")
-    procs.append(other)
-    games = homes["victim"] / "data" / "allegra-lan" / "games"
-    deadline = time.monotonic() + 30
-    replay: Path | None = None
-    while time.monotonic() < deadline:
-        found = sorted(games.glob("*.allegra")) if games.exists() else []
-        if found and events_in(found[0]) > 20:
-            replay = found[0]
-            break
-        time.sleep(0.1)
-    assert replay is not None, "the game did not start"
-    os.killpg(victim.pid, signal.SIGKILL)
-    victim.wait(timeout=10)
-    return host, other, replay
-
-
-def test_a_killed_peer_resumes_and_every_log_ends_identical(tmp_path: Path) -> None:
-    table = f"resume-{uuid.uuid4().hex[:8]}"
-    net = ["--interface", "127.0.0.1", "--pace", "0.03"]
-    homes = {name: tmp_path / name for name in ("host", "victim", "other")}
-    procs: list[subprocess.Popen[str]] = []
-    try:
-        host, other, replay = kill_a_guest_mid_game(homes, table, net, procs)
-        before = events_in(replay)
-        time.sleep(2.0)  # the others notice, and wait
-        resumed = start(homes["victim"], "resume", str(replay), "--interface", "127.0.0.1")
-        procs.append(resumed)
-        outs = {}
-        for name, p in (("host", host), ("other", other), ("victim", resumed)):
-            out, err = p.communicate(timeout=120)
-            assert p.returncode == 0, f"{name} exit {p.returncode}: {err[-2000:]}"
-            outs[name] = out
-        lines = {name: next(x for x in out.splitlines() if x.startswith("game over")) for name, out in outs.items()}
-        assert len(set(lines.values())) == 1, lines
-        files = [next((homes[n] / "data" / "allegra-lan" / "games").glob("*.allegra")) for n in homes]
-        assert len({f.read_bytes() for f in files}) == 1
-        assert events_in(files[0]) > before
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                os.killpg(p.pid, signal.SIGKILL)
-                p.wait(timeout=10)
+def test_a_killed_peer_resumes_and_every_log_ends_identical(clis: CliPool) -> None:
+    table = unique_table("resume")
+    net = ["--interface", LOOPBACK, "--pace", MID_GAME_PACE]
+    host, other, victim, replay = kill_a_guest_mid_game(clis, table, net)
+    before = replay_events(replay)  # the others noticed the loss, and wait
+    resumed = clis.start("resumed", ["resume", str(replay), "--interface", LOOPBACK], home=victim.home)
+    check_same_ending([host, other, resumed])
+    assert resumed.replays() == [replay]  # it went on in the very file it was killed writing
+    assert replay_events(replay) > before
 
 
 @pytest.mark.parametrize("args, message", [

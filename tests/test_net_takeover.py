@@ -8,77 +8,31 @@ follows the game to its end as a watcher of its old seat, and every log ends ide
 
 from __future__ import annotations
 
-import base64
-import os
-import signal
-import subprocess
-import time
-import uuid
 from pathlib import Path
 
-from allegra_lan.log.envelope import decode_event
-from allegra_lan.tools.verify import verify_file
-
-from test_net_resume import kill_a_guest_mid_game, start
-
-
-def kinds_in(path: Path) -> list[str]:
-    text = path.read_text(encoding="utf-8").partition("\n\n")[2]
-    return [decode_event(base64.b64decode(x)).kind for x in text.split("\n") if x]
+from net_helpers import (
+    LOOPBACK, MID_GAME_PACE, START_LIMIT, CliPool, check_same_ending, kill_a_guest_mid_game, kinds_in,
+    start_allegra, unique_table, wait_for,
+)
 
 
-def wait_for(what: str, check, limit: float = 30.0):  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + limit
-    while time.monotonic() < deadline:
-        got = check()
-        if got:
-            return got
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-def test_the_others_let_a_bot_take_a_dead_peers_seat_and_it_follows_on_resume(tmp_path: Path) -> None:
-    table = f"takeover-{uuid.uuid4().hex[:8]}"
-    net = ["--interface", "127.0.0.1", "--pace", "0.04"]
-    homes = {name: tmp_path / name for name in ("host", "victim", "other")}
-    games = {n: h / "data" / "allegra-lan" / "games" for n, h in homes.items()}
-    procs: list[subprocess.Popen[str]] = []
-
-    def replay(name: str) -> Path | None:
-        found = sorted(games[name].glob("*.allegra")) if games[name].exists() else []
-        return found[0] if found else None
-
-    try:
-        host, other, mine = kill_a_guest_mid_game(homes, table, net, procs, "--takeover-after", "1")
-        # Without the dead peer, the others agree and go on: a takeover lands in the host's log.
-        host_file = wait_for("the host's replay", lambda: replay("host"))
-        wait_for("a takeover in the host's log", lambda: "takeover" in kinds_in(host_file))
-        resumed = start(homes["victim"], "resume", str(mine), "--interface", "127.0.0.1")
-        procs.append(resumed)
-        outs = {}
-        for name, p in (("host", host), ("other", other), ("victim", resumed)):
-            out, err = p.communicate(timeout=120)
-            assert p.returncode == 0, f"{name} exit {p.returncode}: {err[-2000:]}"
-            outs[name] = (out, err)
-        lines = {n: next(x for x in out.splitlines() if x.startswith("game over")) for n, (out, _) in outs.items()}
-        assert len(set(lines.values())) == 1, lines
-        files = [replay(n) for n in homes]
-        assert all(files) and len({f.read_bytes() for f in files if f}) == 1
-        assert kinds_in(files[0]).count("takeover") == 1  # type: ignore[arg-type]
-        verdict = verify_file(files[0])  # type: ignore[arg-type]
-        assert verdict.ok and verdict.finished, verdict
-        assert "asking the other seats to let bots play" in outs["host"][1]
-        assert "agreed to let bots play" in outs["other"][1]
-        assert "is played by a bot on" in outs["victim"][1] and "from now on" in outs["victim"][1]
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                os.killpg(p.pid, signal.SIGKILL)
-                p.wait(timeout=10)
+def test_the_others_let_a_bot_take_a_dead_peers_seat_and_it_follows_on_resume(clis: CliPool) -> None:
+    table = unique_table("takeover")
+    net = ["--interface", LOOPBACK, "--pace", MID_GAME_PACE]
+    host, other, victim, mine = kill_a_guest_mid_game(clis, table, net, "--takeover-after", "1")
+    # Without the dead peer, the others agree and go on: a takeover lands in the host's log.
+    host_file = wait_for("the host's replay", lambda: (host.replays() or [None])[0], START_LIMIT)
+    wait_for("a takeover in the host's log", lambda: "takeover" in kinds_in(host_file), START_LIMIT)
+    resumed = clis.start("resumed", ["resume", str(mine), "--interface", LOOPBACK], home=victim.home)
+    final = check_same_ending([host, other, resumed])
+    assert kinds_in(final).count("takeover") == 1
+    assert "asking the other seats to let bots play" in host.stderr()
+    assert "agreed to let bots play" in other.stderr()
+    assert "is played by a bot on" in resumed.stderr() and "from now on" in resumed.stderr()
 
 
 def test_takeover_after_must_be_whole_seconds(tmp_path: Path) -> None:
-    p = start(tmp_path, "host", "--interface", "127.0.0.1", "--bot", "greedy", "--takeover-after", "soon")
+    p = start_allegra(tmp_path, "host", "--interface", "127.0.0.1", "--bot", "greedy", "--takeover-after", "soon")
     out, err = p.communicate(timeout=60)
     assert p.returncode == 2 and len(err.strip().splitlines()) == 1
     assert "--takeover-after" in err and "not a whole number of seconds" in err

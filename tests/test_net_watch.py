@@ -20,16 +20,25 @@ def start(home: Path, *args: str) -> subprocess.Popen[str]:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
 
 
-def opened(host: subprocess.Popen[str], limit: float = 20) -> tuple[str, str]:
-    """The host's address and table id, from the line it says when its table opens."""
+def said(host: subprocess.Popen[str], pattern: str, limit: float = 60) -> re.Match[str]:
+    """The first line the host says from now on that matches `pattern` (no fixed sleeps:
+    the tests wait for what they need, however loaded the machine)."""
     assert host.stderr is not None
     deadline = time.monotonic() + limit
     while time.monotonic() < deadline:
         line = host.stderr.readline()
-        m = re.search(r"open on (127\.0\.0\.1:\d+).*table id ([0-9a-f]{32})", line)
+        if not line and host.poll() is not None:
+            break
+        m = re.search(pattern, line)
         if m:
-            return m.group(1), m.group(2)
-    raise AssertionError("the host never said its table was open")
+            return m
+    raise AssertionError(f"the host never said {pattern!r}")
+
+
+def opened(host: subprocess.Popen[str], limit: float = 60) -> tuple[str, str]:
+    """The host's address and table id, from the line it says when its table opens."""
+    m = said(host, r"open on (127\.0\.0\.1:\d+).*table id ([0-9a-f]{32})", limit)
+    return m.group(1), m.group(2)
 
 
 def stop_all(procs: list[subprocess.Popen[str]]) -> None:
@@ -44,12 +53,12 @@ def test_a_spectator_follows_the_whole_game_and_keeps_the_same_log(tmp_path: Pat
     procs: list[subprocess.Popen[str]] = []
     try:
         host = start(tmp_path / "h", "host", *NET, "--bot", "greedy", "--players", "3", "--table", table,
-                     "--spectators", "--pace", "0.01")
+                     "--spectators", "--pace", "0.01", "--rounds", "1")
         procs.append(host)
         opened(host)
         watcher = start(tmp_path / "w", "watch", table, *NET)
         procs.append(watcher)
-        time.sleep(1.5)
+        said(host, r"^connected to ")  # the watcher found the table (by name) before it fills
         procs += [start(tmp_path / f"j{i}", "join", table, *NET, "--bot", "random") for i in range(2)]
         outs = [p.communicate(timeout=120) for p in procs]
         assert [p.returncode for p in procs] == [0, 0, 0, 0], [o[1][-800:] for o in outs]
@@ -71,7 +80,7 @@ def test_a_table_without_spectators_refuses_a_watcher_once_it_started(tmp_path: 
         procs.append(host)
         address, table_id = opened(host)
         procs.append(start(tmp_path / "j", "join", table, *NET, "--bot", "random"))
-        time.sleep(3.0)  # the game has started
+        said(host, r"the game starts")
         watch = subprocess.run([sys.executable, "-m", "allegra_lan", "watch", *NET, "--address", address,
                                 "--table-id", table_id], capture_output=True, text=True, timeout=60,
                                env={**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "w"),

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from allegra_lan.local import LocalGame, Player, derived
 from allegra_lan.log.ceremony import commitment
 from allegra_lan.log.envelope import sign_event
 from allegra_lan.log.identity import Identity
@@ -13,23 +12,7 @@ from allegra_lan.rules import Give, legal_moves, ruleset_for, to_act
 from allegra_lan.rules.rng import Stream
 from allegra_lan.table import Fork, Refused, Table, fold, move_body
 
-
-def players(n: int, tag: int = 0) -> list[Player]:
-    return [Player(f"p{i}", Identity.from_seed(derived("test-key", tag, i))) for i in range(n)]
-
-
-def local(variant: str = "grande", n: int = 3) -> LocalGame:
-    return LocalGame(ruleset_for(variant), players(n), game_id=derived("game", variant, n)[:16],
-                     nonces=[derived("nonce", i) for i in range(n)])
-
-
-def play_random(g: LocalGame, moves: int, seed: bytes = b"r" * 32) -> None:
-    rng = Stream(seed, "test")
-    for _ in range(moves):
-        if to_act(g.state) is None:
-            return
-        lm = legal_moves(g.state)
-        g.submit(lm[rng.below(len(lm))])
+from helpers import local, play_random, players
 
 
 def test_a_whole_signed_game_folds_to_the_same_result() -> None:

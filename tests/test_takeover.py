@@ -4,34 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from allegra_lan.local import LocalGame, derived
 from allegra_lan.log.envelope import Event, sign_event
-from allegra_lan.log.identity import Identity
 from allegra_lan.log.takeover import sign_consent
 from allegra_lan.rules import legal_moves, to_act
 from allegra_lan.table import Refused, Table, fold, move_body
 
-from test_table import local, play_random
-
-
-def new_key(tag: str) -> Identity:
-    return Identity.from_seed(derived("takeover-key", tag))
-
-
-def takeover(g: LocalGame, table: Table, taken: list[int], *, author: int | None = None,
-             signers: list[int] | None = None, keys: list[Identity] | None = None) -> bytes:
-    """The signed takeover of `taken` at `table`'s next seq, consented by `signers`."""
-    keys = keys or [new_key(f"bot{s}") for s in taken]
-    seats = [(s, k.public) for s, k in zip(taken, keys)]
-    stay = [s for s in range(table.players) if s not in taken]
-    signers = stay if signers is None else signers
-    game = table.game
-    assert game is not None
-    signs = [[s, sign_consent(g.players[s].identity.key, game, table.seq, table.head, seats)]
-             for s in signers]
-    author = stay[0] if author is None else author
-    return sign_event(g.players[author].identity.key, game=game, seq=table.seq, prev=table.head,
-                      kind="takeover", body={"seats": [[s, k] for s, k in seats], "signs": signs}).signed
+from helpers import local, new_key, play_random, takeover
 
 
 def _refused(t: Table, signed: bytes, fault: str) -> str:
@@ -286,3 +264,26 @@ def test_a_peer_whose_seats_were_all_given_away_and_that_is_cut_off_proposes_not
     every = [(s, new_key(f"all{s}").public) for s in range(3)]
     reason = why_not(g.table, run, {me}, g.table.seq, g.table.head, every)
     assert reason is not None
+
+
+def test_only_more_than_half_of_the_table_may_take_seats_over() -> None:
+    """Issue 10, finding A (the simulator, seed 18): two peers split by the network each saw
+    the other's seats away, and each side's seats were "every seat that stays", so both wrote
+    a takeover and played two games on. Now the seats that stay must be more than half the
+    table: at most one side of any split can take seats over."""
+    from allegra_lan.net.takeover import seats_to_take
+
+    for players, away, takes in ((2, 1, False), (3, 1, True), (3, 2, False), (4, 1, True),
+                                 (4, 2, False), (5, 2, True), (6, 2, True), (6, 3, False)):
+        g = local("grande" if players <= 4 else "allegra", players)
+        while True:  # until the seat to act is one of the `away` last seats
+            play_random(g, 1)
+            d = to_act(g.state)
+            assert d is not None
+            if d.seat >= players - away and g.table.stage() == "play":
+                break
+        peers = [bytes([s + 1]) * 32 for s in range(players)]
+        run = dict(enumerate(peers))
+        present = set(peers[: players - away])
+        taken = seats_to_take(g.table, run, present)
+        assert (taken == list(range(players - away, players))) is takes, (players, away, taken)

@@ -24,10 +24,8 @@ from allegra_lan.tui.app import Pace, make_application
 from allegra_lan.tui.net_client import NetClient, Want
 from allegra_lan.tui.screen import plain
 
-from net_helpers import unique_table
-from test_net_resume import start
-from test_net_takeover import kinds_in
-from test_tui_play import Screen24, choose, press_offered
+from helpers import Screen24, choose, press_offered
+from net_helpers import kinds_in, start_allegra, unique_table
 
 LOOPBACK = "127.0.0.1"
 
@@ -41,7 +39,8 @@ class BotPeer:
         self.proc: subprocess.Popen[str] | None = None
 
     def start(self) -> None:
-        self.proc = start(self.home, "join", self.table, "--interface", LOOPBACK, "--bot", self.bot)
+        self.proc = start_allegra(self.home, "join", self.table, "--interface", LOOPBACK,
+                                  "--bot", self.bot)
 
     def finishes(self) -> None:
         """It exits 0 (it held the whole game when it left)."""
@@ -65,7 +64,8 @@ class BotPeer:
 def hosting(games: Path, name: str, table: str, *, variant: str, players: int,
             takeover: int = 0) -> Want:
     return Want(LOOPBACK, name, games, host={"variant": variant, "players": players, "bots": [],
-                                             "table": table, "takeover": takeover, "spectators": False})
+                                             "table": table, "takeover": takeover, "spectators": False,
+                                             "options": {"rounds": 1}})
 
 
 def same_log(games: Path, peer: BotPeer) -> Path:
@@ -95,7 +95,7 @@ class Person:
         self.knock_windows = 0  # ALLEGRA: times the knock window opened for us
         self.gave = 0  # times we gave a drawn card to a knocker
 
-    # the shape test_tui_play.choose expects
+    # the shape helpers.choose expects
     @property
     def refused_now(self) -> bool:
         p = self.client.play
@@ -107,26 +107,37 @@ class Person:
     def footer(self) -> str:
         return "   ".join(self.screen().split("\n")[-2:])
 
-    async def until(self, what: str, ok: Callable[[], bool], limit: float = 30.0) -> None:
+    async def until(self, what: str, ok: Callable[[], bool], limit: float = 30.0,
+                    every: float = 0.02) -> None:
         deadline = time.monotonic() + limit
         while not ok():
             if time.monotonic() > deadline:
                 raise AssertionError(f"timed out waiting for {what}; the screen:\n{self.screen()}")
-            await asyncio.sleep(0.02)
+            await asyncio.sleep(every)
 
     async def press(self, key: str) -> str:
+        """Send one key and return the screen once the client handled it and settled.
+
+        Waits on the client's own signals (its key count, then its idle event) rather than
+        polling on a coarse period: a whole game is hundreds of keys, and a 20 ms poll per
+        key was most of these tests' time."""
         n = self.client.keys_handled
         self.inp.send_text(key)
-        await self.until(f"key {key!r} to be handled", lambda: self.client.keys_handled > n, 10)
+        await self.until(f"key {key!r} to be handled", lambda: self.client.keys_handled > n, 10,
+                         every=0.001)
         idle = self.client.play.idle if self.client.play is not None else self.client.idle
-        await self.until(f"the client to settle after {key!r}", idle.is_set)
+        try:
+            await asyncio.wait_for(idle.wait(), 30)
+        except asyncio.TimeoutError:
+            raise AssertionError(f"the client did not settle after {key!r}; the screen:\n"
+                                 f"{self.screen()}") from None
         text = self.screen()
         self.screens.append(text)
         return text
 
 
 class Keys:
-    """The shape test_tui_play.press_offered and choose drive: press, footer, screen, and
+    """The shape helpers.press_offered and choose drive (helpers.Keyed): press, footer, screen, and
     client.refused (the table's refusal once play began)."""
 
     def __init__(self, person: Person) -> None:
@@ -215,8 +226,8 @@ def test_a_person_hosts_in_the_client_a_bot_joins_and_they_play_a_whole_game(tmp
 
 def test_a_person_finds_a_table_in_the_client_joins_and_plays(tmp_path: Path) -> None:
     table = unique_table("tuifind")
-    host = start(tmp_path / "hosthome", "host", "--interface", LOOPBACK, "--bot", "greedy",
-                 "--players", "2", "--variant", "allegra", "--table", table)
+    host = start_allegra(tmp_path / "hosthome", "host", "--interface", LOOPBACK, "--bot", "greedy",
+                         "--players", "2", "--variant", "allegra", "--table", table, "--rounds", "1")
     want = Want(LOOPBACK, "bea", tmp_path / "me")
     client = NetClient(Identity.from_seed(b"tui-net-guest" * 2), want, Pace(bot=0, knock=None))
 
@@ -302,7 +313,7 @@ def test_the_host_seats_a_bot_quits_mid_game_and_resumes_in_the_client(tmp_path:
 
 def test_without_bot_and_without_a_terminal_the_commands_say_so(tmp_path: Path) -> None:
     for args in (["host", "--interface", LOOPBACK], ["join", "--interface", LOOPBACK]):
-        p = start(tmp_path, *args)
+        p = start_allegra(tmp_path, *args)
         out, err = p.communicate(timeout=60)
         assert p.returncode == 2, (args, err)
         assert err.strip().count("\n") == 0 and "needs a terminal to play" in err, err
@@ -340,20 +351,23 @@ def test_allegra_knocks_at_a_networked_table_in_the_client(tmp_path: Path) -> No
 
 
 def test_a_person_away_too_long_is_replaced_by_a_bot_and_follows_on_resume(tmp_path: Path) -> None:
-    """The person leaves mid-game; the other seat (a bot peer) lets a bot take the person's
-    seat after the host's 1 s; `resume` in the client follows the game from that seat to
-    its end, and says so; both logs end identical."""
+    """The person leaves mid-game; the two other seats (bot peers, more than half the table)
+    let a bot take the person's seat after the host's 1 s; `resume` in the client follows
+    the game from that seat to its end, and says so; all three logs end identical."""
     table = unique_table("tuiaway")
     ident = Identity.from_seed(b"tui-net-away" * 3)
     games = tmp_path / "host"
-    client = NetClient(ident, hosting(games, "eve", table, variant="grande", players=2, takeover=1),
+    client = NetClient(ident, hosting(games, "eve", table, variant="grande", players=3, takeover=1),
                        Pace(bot=0, knock=None))
 
-    with BotPeer(tmp_path / "guest", table, "greedy") as guest:
+    with BotPeer(tmp_path / "guest1", table, "greedy") as guest, \
+            BotPeer(tmp_path / "guest2", table, "greedy") as other:
         async def first(p: Person) -> None:
             await open_table(p, client)
             guest.start()
-            await p.until("the bot peer to sit down", lambda: "bot (greedy)" in p.screen())
+            await p.until("a bot peer to sit down", lambda: "bot (greedy)" in p.screen())
+            other.start()
+            await p.until("both bot peers to sit down", lambda: p.screen().count("bot (greedy)") >= 2)
             await start_game(p, client)
             await p.until("our turn", lambda: "turn up" in p.footer())
             await p.press("q")
@@ -363,7 +377,7 @@ def test_a_person_away_too_long_is_replaced_by_a_bot_and_follows_on_resume(tmp_p
         assert client.node is not None and client.node.writer is not None
         deadline = time.monotonic() + 30
         while not (guest.home / "data").exists() or "takeover" not in kinds_in(guest.replay()):
-            assert time.monotonic() < deadline, "the bot peer never took the seat over"
+            assert time.monotonic() < deadline, "the bot peers never took the seat over"
             time.sleep(0.1)
         again = NetClient(ident, Want(LOOPBACK, "eve", games, resume=client.node.writer.path),
                           Pace(bot=0, knock=None))
@@ -377,13 +391,15 @@ def test_a_person_away_too_long_is_replaced_by_a_bot_and_follows_on_resume(tmp_p
 
         asyncio.run(with_client(again, second))
         guest.finishes()
+        other.finishes()
         same_log(games, guest)
+        same_log(games, other)
 
 
 def test_a_wrong_pin_in_the_client_says_why_and_leaves_cleanly(tmp_path: Path) -> None:
     table = unique_table("tuipin")
-    host = start(tmp_path / "hosthome", "host", "--interface", LOOPBACK, "--bot", "greedy",
-                 "--players", "2", "--table", table, "--pin", "1234")
+    host = start_allegra(tmp_path / "hosthome", "host", "--interface", LOOPBACK, "--bot", "greedy",
+                         "--players", "2", "--table", table, "--pin", "1234")
     client = NetClient(Identity.from_seed(b"tui-net-pin" * 3),
                        Want(LOOPBACK, "fay", tmp_path / "me", table=table, pin="9999"),
                        Pace(bot=0, knock=None))

@@ -15,9 +15,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
-from prompt_toolkit.output import DummyOutput
 
 from allegra_lan.log.identity import Identity
 from allegra_lan.log.replay import read_replay
@@ -29,6 +27,8 @@ from allegra_lan.rules.engine import peeked_value
 from allegra_lan.tui.app import Pace, PlayClient, make_application
 from allegra_lan.tui.play import PlayArgs, start_game
 from allegra_lan.tui.screen import UiState, plain, screen_text
+
+from helpers import Screen24, choose, press_offered
 
 ROOT = Path(__file__).resolve().parents[1]
 ME = Identity.from_seed(b"test-tui-play")
@@ -43,13 +43,6 @@ LABELS = {
     "take this card": {Exchange}, "put it here": {Exchange},
 }
 ALWAYS = {"move", "help", "quit", "choose card", "cancel", "choose again"}
-
-
-class Screen24(DummyOutput):
-    """A dummy terminal of 80x24 (DummyOutput alone says 80x40)."""
-
-    def get_size(self) -> Size:
-        return Size(rows=24, columns=80)
 
 
 @dataclass
@@ -104,53 +97,6 @@ async def play_session(variant: str, players: int, seed: int, tmp: Path, strateg
             await asyncio.wait_for(task, 30)
     client.close()
     return s, path
-
-
-async def choose(s: Session) -> None:
-    """Enter on the cursor's card; when refused, walk the cursor over the display until
-    a choice is taken (right along a row, then down a row)."""
-    for step in range(40):
-        await s.press("\r")
-        if not s.client.refused:
-            return
-        await s.press("j" if step % 5 == 4 else "l")
-    raise AssertionError("no card here can be chosen:\n" + s.screen())
-
-
-async def press_offered(s: Session, knock: str = "n") -> str | None:
-    """Press what the footer offers: knock or pass, give, draw from the deck, discard, peek,
-    turn up, place; when a choice is refused, move the cursor and try again. Returns what it
-    did ("knock", "give", ...), or None when the footer offers nothing to do."""
-    f = s.footer()
-    if " k  knock" in f:
-        await s.press(knock)
-        return "knock"
-    if "give to" in f:
-        await s.press(f.split(" give to")[0].split()[-1])
-        return "give"
-    if "next round" in f:
-        await s.press("\r")
-        return "next round"
-    if "draw from deck" in f:
-        await s.press("d")
-        return "draw"
-    if "discard it" in f:
-        await s.press("x")
-        return "discard"
-    if "peek at this row" in f or "peek at this column" in f:
-        # Through the cursor: a row, else a column, else move on and try again.
-        for key, line in (("r", "row"), ("c", "column")):
-            if f"peek at this {line}" in f:
-                await s.press(key)
-                if not s.client.refused:
-                    return "peek"
-        await s.press("j")
-        await s.press("l")
-        return "move"
-    if "enter" in f:
-        await choose(s)
-        return "choose"
-    return None
 
 
 async def simple_player(s: Session, limit: int = 6000, knock: str = "n") -> None:

@@ -16,10 +16,16 @@ from typing import Any
 
 import pytest
 
+from allegra_lan.log.envelope import sign_event
 from allegra_lan.log.replay import read_replay
-from allegra_lan.rules import DrawFromDeck, PeekCard, PeekLine, Swap, TakeDiscard, TurnUp, to_act
+from allegra_lan.rules import (
+    DrawFromDeck, PeekCard, PeekLine, Swap, TakeDiscard, TurnUp, legal_moves, to_act,
+)
+from allegra_lan.table import move_body
 from allegra_lan.tools.render import card_text
 from allegra_lan.tui.stepper import Stepper, StepperError, load_replay
+
+from helpers import local, new_key, play_random, takeover
 
 ROOT = Path(__file__).resolve().parents[1]
 REPLAYS = ROOT / "replays"
@@ -234,13 +240,6 @@ def test_unreadable_files_and_logs_without_a_deal_are_one_line_errors(tmp_path: 
 
 
 def test_a_takeover_is_a_position_of_its_own_inside_the_turn_it_stands_before() -> None:
-    from test_table import local, play_random
-    from test_takeover import new_key, takeover
-
-    from allegra_lan.log.envelope import sign_event
-    from allegra_lan.rules import legal_moves
-    from allegra_lan.table import move_body
-
     g = local("grande", 3)
     play_random(g, 12)
     d = to_act(g.state)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import trio
 
@@ -56,13 +56,14 @@ async def run_host(identity: Identity, interface: str, *, variant: str, players:
                    table_name: str, seats: list[SeatSpec], pin: str | None, games_dir: Path,
                    say: Callable[[str], None], advertise: bool = True,
                    on_listening: Callable[[Node], None] | None = None, pace: float = 0.0,
-                   spectators: bool = False, takeover: int = 0) -> Node:
+                   spectators: bool = False, takeover: int = 0,
+                   options: dict[str, Any] | None = None) -> Node:
     """Open a table; this process plays `seats` (seat 0 first); others join until it is full.
     `takeover`: seconds a seat's peer may be away before the others may let a bot play it
-    (0: never)."""
+    (0: never); `options`: ruleset fields beyond the variant's defaults (e.g. rounds)."""
     peer = Peer.host(identity, variant=variant, players=players, table_name=table_name,
                      seats=seats, table_id=os.urandom(16), entropy=os.urandom, pin=pin,
-                     spectators=spectators, takeover=takeover, pace=pace)
+                     spectators=spectators, takeover=takeover, pace=pace, options=options)
     node = Node(peer, interface, pin=pin, games_dir=games_dir, say=say)
     lobby = peer.lobby
     assert lobby is not None

@@ -385,7 +385,8 @@ class NetClient:
                            pin=want.pin, games_dir=want.games_dir, say=self.say,
                            on_listening=self._got_node, variant=want.host["variant"],
                            players=want.host["players"], table_name=want.host["table"],
-                           takeover=want.host["takeover"], spectators=want.host["spectators"])
+                           takeover=want.host["takeover"], spectators=want.host["spectators"],
+                           options=want.host.get("options"))
             return
         ad = await self._choose_table()
         self.phase = "room"

@@ -431,7 +431,10 @@ class Peer(Lobbying, Playing, TakingOver):
         return out
 
     def _timer(self, at: float | None) -> None:
-        if at is not None and (self._wake is None or at < self._wake):
+        """Ask to be ticked at `at`. Only a time to come counts: what is due now was done
+        by this tick (and the shell ticks after every input), so a Timer at or before now
+        would only make the shell spin (issue 10, finding C)."""
+        if at is not None and at > self._now and (self._wake is None or at < self._wake):
             self._wake = at
 
     def _say(self, text: str) -> None:
