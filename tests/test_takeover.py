@@ -167,7 +167,7 @@ def test_a_cut_off_seat_that_wrote_alone_adopts_the_takeover_on_reconnect() -> N
     """S is cut off on its turn, writes its moves alone; A and B consent (barring S's
     events at that seq), A writes the takeover; when S is back it asks from where it went
     alone, the takeover supersedes its run, and all three hold one log."""
-    from test_net_sync import Bus
+    from bus import Bus
 
     g = local("grande", 3)
     play_random(g, 12)
@@ -218,7 +218,7 @@ def test_a_cut_off_seat_that_wrote_alone_adopts_the_takeover_on_reconnect() -> N
 
 
 def test_a_consenting_peer_holds_back_the_seats_move_until_the_takeover_is_called_off() -> None:
-    from test_net_sync import Bus
+    from bus import Bus
 
     g = local("grande", 3)
     play_random(g, 12)
