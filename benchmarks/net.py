@@ -10,26 +10,32 @@ browsed anywhere else):
     (this script with `--role echo`) and this process, first with raw bytes, then
     with the project's frames (`FramedStream`, canonical msgpack) carrying an
     `events` message of one event's size. Median and 99th percentile.
-(b) propagation: the time from one peer appending a move (`Node.publish`, the
-    signed event handed to its replica) until every other peer has accepted it
-    (its replica took the event through `Table`), with 4 peers (Grande, its maximum)
-    and 6 peers (ALLEGRA, its maximum), one process per peer (this script with
-    `--role peer`, running `run_host` / `run_guest` with `random` bots), at least
-    `--moves` moves each. Each peer process wraps `Node.publish`, `Node.deliver`,
-    `Link.send` and `FramedStream.send/receive` in its own memory (allegra_lan is
-    not edited) and writes (seq, CLOCK_MONOTONIC ns) pairs to a file;
-    CLOCK_MONOTONIC is one clock for every process of a Linux machine, so the
-    pairs compare across processes. Bots wait `--pace` seconds before each move so
-    that each move is measured alone (one move in flight at a time, as at a real
-    table); a second, shorter run with no pace shows the same figure when bots
-    move back to back. Targets: median <= 5x the raw round trip's median, 99th
-    percentile <= 20x.
+(b) propagation: the time from one peer appending a move (`Replica.publish`,
+    the signed event handed to its replica) until every other peer has accepted
+    it (its replica took the event through `Table`), with 4 peers (Grande, its
+    maximum) and 6 peers (ALLEGRA, its maximum), and ALLEGRA with 4 (so CPU per
+    event compares across n for one variant), one process per peer (this
+    script with `--role peer`, running `run_host` / `run_guest` with `random`
+    bots), at least `--moves` moves each. Each peer process wraps
+    `Replica.publish` and `Replica.received` (net/sync.py, whatever shell drives
+    them), `ReplayWriter.append` and `FramedStream.send/receive` in its own
+    memory (allegra_lan is not edited) and writes (seq, CLOCK_MONOTONIC ns)
+    pairs to a file; CLOCK_MONOTONIC is one clock for every process of a Linux
+    machine, so the pairs compare across processes. Bots wait `--pace` seconds
+    before each move so that each move is measured alone (one move in flight at
+    a time, as at a real table); a second, shorter run with no pace shows the
+    same figure when bots move back to back. Targets: median <= 5x the raw
+    round trip's median, 99th percentile <= 20x; copies per move n-1.
     To say why a figure is what it is, the run also splits the time to the slowest
     peer in three (the author's own append and replay write until its first frame
     goes out; the wire and the receiver's wake-up until the slowest peer reads its
     first copy; that peer's checks until it accepted), counts the copies of each
-    event the mesh sends, and measures each peer's CPU time per event. Every peer
-    here shares this machine's CPUs and disk, which a LAN's peers do not:
+    move the peers send (from their frames) and of every event (the replicas'
+    `copies` and `relayed` counters), times the replay appends with and without
+    fsync, measures each peer's CPU time per event, and estimates what a LAN
+    with a CPU per peer would give (the author's part, half the raw round trip,
+    one receiver's checks: no queueing behind the other peers). Every peer here
+    shares this machine's CPUs and disk, which a LAN's peers do not:
     `--work-dir /dev/shm` keeps the replays on tmpfs to leave the disk out.
 (c) discovery: the time from starting `allegra host` (a subprocess) until
     `allegra games` in another process lists the table (target <= 2 s). `allegra
@@ -64,8 +70,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import trio  # noqa: E402
 
 from allegra_lan.log.identity import Identity  # noqa: E402
+from allegra_lan.log.replay import ReplayWriter  # noqa: E402
 from allegra_lan.net.framing import ConnectionClosed, FramedStream  # noqa: E402
-from allegra_lan.net.node import Link, Node  # noqa: E402
+from allegra_lan.net.node import Node  # noqa: E402
+from allegra_lan.net.sync import Replica  # noqa: E402
 from allegra_lan.net.session import SeatSpec, result_line, run_guest, run_host  # noqa: E402
 
 LOOPBACK = "127.0.0.1"
@@ -78,6 +86,7 @@ WARMUP = 50  # round trips not counted (connection warm-up, caches)
 TARGET_MEDIAN_RATIO = 5.0
 TARGET_P99_RATIO = 20.0
 TARGET_DISCOVERY = 2.0  # seconds
+COPIES_SLACK = 0.05  # copies per move above n-1 still counted as n-1 (a gap's catch-up sends a few again)
 PEER_LIMIT = 90.0  # seconds a peer process may run before it gives up
 GAMES_MAX = 8  # games per configuration at most, whatever the move count
 CONFIG_BUDGET = 45.0  # seconds of games per configuration at most
@@ -205,59 +214,87 @@ class Recorder:
     accepted: list[tuple[int, str, int]] = field(default_factory=list)  # (seq, kind, ns) when our replica took it
     sent: list[tuple[int, int, int]] = field(default_factory=list)  # (from, count, ns) as a frame goes to a socket
     received: list[tuple[int, int, int]] = field(default_factory=list)  # (from, count, ns) as a frame is read
-    frames: int = 0  # `events` frames this peer queued for its links
-    items: int = 0  # events in them
+    frames: int = 0  # `events` frames this peer sent
     cpu: list[int] = field(default_factory=list)  # process CPU ns at the first and the latest accept
+    writes: dict[bool, list[int]] = field(default_factory=lambda: {True: [0, 0], False: [0, 0]})
+    replica: Replica | None = None  # this peer's replica (its copy counters, read at the end)
+    replica_cpu: int = 0  # process CPU ns spent inside Replica.publish and Replica.received
+    kinds_in: dict[str, int] = field(default_factory=dict)  # frames read, by message type
 
     def install(self) -> None:
-        """Wrap Node.publish, Node.deliver, Link.send and FramedStream's send and receive,
-        in this process only."""
+        """Wrap Replica.publish and Replica.received (net/sync.py: whichever shell drives
+        them), ReplayWriter.append, and FramedStream's send and receive, in this process only."""
         recorder = self
-        original_publish = Node.publish
-        original_deliver = Node.deliver
-        original_send = Link.send
+        original_publish = Replica.publish
+        original_received = Replica.received
+        original_append = ReplayWriter.append
         original_frame_send = FramedStream.send
         original_frame_receive = FramedStream.receive
 
-        def publish(node: Node, signed: bytes) -> None:
-            recorder.published.append((node.table.seq, time.monotonic_ns()))
-            original_publish(node, signed)
-
-        def deliver(node: Node, sends: list[tuple[Any, dict[str, Any]]]) -> None:
+        def took(replica: Replica, before: int) -> None:
             now = time.monotonic_ns()  # the replica has just taken these events
-            for ev in node.replica.accepted:
-                recorder.accepted.append((ev.seq, ev.kind, now))
-            if node.replica.accepted:
+            recorder.replica = replica
+            if replica.table.seq > before:
+                for ev in replica.table.events[before:]:
+                    recorder.accepted.append((ev.seq, ev.kind, now))
                 cpu = time.process_time_ns()
                 recorder.cpu = [recorder.cpu[0] if recorder.cpu else cpu, cpu]
-            original_deliver(node, sends)
 
-        def send(link: Link, msg: dict[str, Any]) -> bool:
-            if msg.get("t") == "events":
-                recorder.frames += 1
-                recorder.items += len(msg.get("items") or ())
-            return original_send(link, msg)
+        def publish(replica: Replica, signed: bytes, *args: Any, **kwargs: Any) -> Any:
+            before, t0, c0 = replica.table.seq, time.monotonic_ns(), time.process_time_ns()
+            try:
+                return original_publish(replica, signed, *args, **kwargs)
+            finally:
+                recorder.replica_cpu += time.process_time_ns() - c0
+                if replica.table.seq > before:
+                    recorder.published.append((before, t0))
+                took(replica, before)
+
+        def received(replica: Replica, *args: Any, **kwargs: Any) -> Any:
+            before, c0 = replica.table.seq, time.process_time_ns()
+            try:
+                return original_received(replica, *args, **kwargs)
+            finally:
+                recorder.replica_cpu += time.process_time_ns() - c0
+                took(replica, before)
+
+        def append(writer: ReplayWriter, signed: bytes, *args: Any, **kwargs: Any) -> None:
+            sync = bool(kwargs.get("sync", True))
+            t0 = time.monotonic_ns()
+            try:
+                original_append(writer, signed, *args, **kwargs)
+            finally:
+                acc = recorder.writes[sync]
+                acc[0] += 1
+                acc[1] += time.monotonic_ns() - t0
 
         async def frame_send(stream: FramedStream, msg: dict[str, Any]) -> None:
             if msg.get("t") == "events":
+                recorder.frames += 1
                 recorder.sent.append((msg["from"], len(msg["items"]), time.monotonic_ns()))
             await original_frame_send(stream, msg)
 
         async def frame_receive(stream: FramedStream) -> dict[str, Any]:
             msg = await original_frame_receive(stream)
+            t = msg.get("t")
+            if type(t) is str and len(t) <= 20:
+                recorder.kinds_in[t] = recorder.kinds_in.get(t, 0) + 1
             if msg.get("t") == "events" and isinstance(msg.get("from"), int) and isinstance(msg.get("items"), list):
                 recorder.received.append((msg["from"], len(msg["items"]), time.monotonic_ns()))
             return msg
 
-        Node.publish = publish  # type: ignore[method-assign]
-        Node.deliver = deliver  # type: ignore[method-assign]
-        Link.send = send  # type: ignore[method-assign]
+        Replica.publish = publish  # type: ignore[method-assign]
+        Replica.received = received  # type: ignore[method-assign]
+        ReplayWriter.append = append  # type: ignore[method-assign]
         FramedStream.send = frame_send  # type: ignore[method-assign]
         FramedStream.receive = frame_receive  # type: ignore[method-assign]
 
     def write(self, path: Path, result: str) -> None:
-        lines = [f"result {result}", f"frames {self.frames} {self.items}",
-                 f"cpu {' '.join(map(str, self.cpu))}"]
+        copies = (self.replica.copies, self.replica.relayed) if self.replica is not None else (0, 0)
+        lines = [f"result {result}", f"frames {self.frames} {copies[0]} {copies[1]}",
+                 f"cpu {' '.join(map(str, self.cpu))}", f"replica_cpu {self.replica_cpu}",
+                 f"kinds {' '.join(f'{t}={n}' for t, n in sorted(self.kinds_in.items()))}",
+                 f"writes {' '.join(str(x) for k in (True, False) for x in self.writes[k])}"]
         lines += [f"pub {seq} {ns}" for seq, ns in self.published]
         lines += [f"acc {seq} {kind} {ns}" for seq, kind, ns in self.accepted]
         lines += [f"snd {start} {count} {ns}" for start, count, ns in self.sent]
@@ -306,18 +343,23 @@ class GameRecord:
     """One peer's file, read back; times in CLOCK_MONOTONIC ns, by seq."""
 
     result: str
-    frames: int
-    items: int
+    frames: int  # `events` frames sent
+    items: int  # event copies sent in them (the replica's counter)
+    relayed: int  # of those, copies of another author's events
+    writes: tuple[int, int, int, int]  # replay lines appended with fsync (count, ns), then without
     published: dict[int, int]
     accepted: dict[int, int]
     kinds: dict[int, str]
     first_sent: dict[int, int]  # the first frame carrying the seq went to a socket
     first_read: dict[int, int]  # the first frame carrying the seq was read
     cpu: float = 0.0  # CPU ns this peer spent from its first accepted event to its last
+    replica_cpu: float = 0.0  # of the whole run, CPU ns inside its replica (the checks)
+    kinds_in: dict[str, int] = field(default_factory=dict)  # frames this peer read, by type
+    copies: dict[int, int] = field(default_factory=dict)  # seq -> copies of it this peer sent
 
 
 def read_record(path: Path) -> GameRecord:
-    rec = GameRecord("", 0, 0, {}, {}, {}, {}, {})
+    rec = GameRecord("", 0, 0, 0, (0, 0, 0, 0), {}, {}, {}, {}, {})
     for line in path.read_text(encoding="ascii").splitlines():
         word, _, rest = line.partition(" ")
         parts = rest.split(" ")
@@ -325,8 +367,14 @@ def read_record(path: Path) -> GameRecord:
             rec.result = rest
         elif word == "cpu" and len(parts) == 2:
             rec.cpu = float(int(parts[1]) - int(parts[0]))
+        elif word == "replica_cpu":
+            rec.replica_cpu = float(parts[0])
+        elif word == "kinds":
+            rec.kinds_in = {t: int(n) for t, _, n in (part.partition("=") for part in parts if part)}
         elif word == "frames":
-            rec.frames, rec.items = int(parts[0]), int(parts[1])
+            rec.frames, rec.items, rec.relayed = int(parts[0]), int(parts[1]), int(parts[2])
+        elif word == "writes":
+            rec.writes = (int(parts[0]), int(parts[1]), int(parts[2]), int(parts[3]))
         elif word == "pub":
             rec.published[int(parts[0])] = int(parts[1])
         elif word == "acc":
@@ -338,6 +386,8 @@ def read_record(path: Path) -> GameRecord:
             into = rec.first_sent if word == "snd" else rec.first_read
             for seq in range(start, start + count):
                 into.setdefault(seq, ns)
+                if word == "snd":
+                    rec.copies[seq] = rec.copies.get(seq, 0) + 1
     return rec
 
 
@@ -352,8 +402,13 @@ class GameResult:
     taking: list[float]  # -> the slowest peer has accepted it
     moves: int
     events: int
-    frames_per_event: float
+    copies_per_move: float  # copies of a move sent by all peers together (target n-1), mean
+    copies_per_event: float  # every copy of every event (setup and catch-up too): replica counters
+    relayed_per_event: float  # of those, relayed for another author
+    writes: tuple[int, int, int, int]  # replay appends of all peers: fsynced (count, ns), not fsynced
     cpu_per_event: list[float]  # each peer's CPU microseconds per event of the game
+    replica_cpu_per_event: list[float]  # of which inside its replica (decode, signature, engine)
+    frames_in: dict[str, float]  # frames a peer read per event, by message type (mean over peers)
     seconds: float
 
 
@@ -414,10 +469,19 @@ def play_one_game(base: Path, variant: str, players: int, pace: float) -> GameRe
                 author_part.append((out - sent) / 1000)
                 wire.append((read - out) / 1000)
                 taking.append((slowest.accepted[seq] - read) / 1000)
-    frames = sum(r.items for r in records)
+    moves = [seq for seq, kind in records[0].kinds.items() if kind not in SETUP_KINDS]
+    per_move = [sum(r.copies.get(seq, 0) for r in records) for seq in moves]
     cpu = [r.cpu / 1000 / max(events - 1, 1) for r in records]
+    replica_cpu = [r.replica_cpu / 1000 / max(events, 1) for r in records]
+    kinds = sorted({t for r in records for t in r.kinds_in})
+    frames_in = {t: sum(r.kinds_in.get(t, 0) for r in records) / len(records) / max(events, 1)
+                 for t in kinds}
+    writes = tuple(sum(r.writes[i] for r in records) for i in range(4))
     return GameResult(to_all, to_first, author_part, wire, taking, len(to_all), events,
-                      frames / max(events, 1), cpu, seconds)
+                      statistics.mean(per_move) if per_move else 0.0,
+                      sum(r.items for r in records) / max(events, 1),
+                      sum(r.relayed for r in records) / max(events, 1),
+                      writes, cpu, replica_cpu, frames_in, seconds)  # type: ignore[arg-type]
 
 
 @dataclass
@@ -431,8 +495,15 @@ class Propagation:
     author: Spread
     wire: Spread
     taking: Spread
-    frames_per_event: float
+    copies_per_move: float
+    copies_per_event: float
+    relayed_per_event: float
+    write_synced: float  # microseconds per replay append with fsync (mean; 0 if none)
+    write_unsynced: float  # and without
+    writes: tuple[int, int]  # how many of each
     cpu_per_event: float  # median over peers and games, microseconds
+    replica_cpu_per_event: float  # of which inside the replica, the same way
+    frames_in: dict[str, float]  # frames a peer read per event, by type (mean over games)
     cpu_all_peers: float  # all peers of a game together, microseconds per event (mean over games)
     seconds: float
 
@@ -442,8 +513,11 @@ def propagation(work: Path, variant: str, players: int, pace: float, moves: int)
     to_all: list[float] = []
     to_first: list[float] = []
     parts: tuple[list[float], list[float], list[float]] = ([], [], [])
-    fpe: list[float] = []
+    copies: list[tuple[float, float, float]] = []
+    writes = [0, 0, 0, 0]
     cpu: list[float] = []
+    replica_cpu: list[float] = []
+    frames_in: list[dict[str, float]] = []
     cpu_all: list[float] = []
     began = time.monotonic()
     games = 0
@@ -455,13 +529,21 @@ def propagation(work: Path, variant: str, players: int, pace: float, moves: int)
         parts[0].extend(g.author)
         parts[1].extend(g.wire)
         parts[2].extend(g.taking)
-        fpe.append(g.frames_per_event)
+        copies.append((g.copies_per_move, g.copies_per_event, g.relayed_per_event))
+        writes = [a + b for a, b in zip(writes, g.writes)]
         cpu += g.cpu_per_event
+        replica_cpu += g.replica_cpu_per_event
+        frames_in.append(g.frames_in)
         cpu_all.append(sum(g.cpu_per_event))
         games += 1
     return Propagation(players, variant, pace, games, Spread.of(to_all), Spread.of(to_first),
                        Spread.of(parts[0]), Spread.of(parts[1]), Spread.of(parts[2]),
-                       statistics.mean(fpe), statistics.median(cpu), statistics.mean(cpu_all),
+                       *(statistics.mean(c[i] for c in copies) for i in range(3)),
+                       writes[1] / 1000 / max(writes[0], 1), writes[3] / 1000 / max(writes[2], 1),
+                       (writes[0], writes[2]), statistics.median(cpu), statistics.median(replica_cpu),
+                       {t: statistics.mean(f.get(t, 0.0) for f in frames_in)
+                        for t in sorted({t for f in frames_in for t in f})},
+                       statistics.mean(cpu_all),
                        time.monotonic() - began)
 
 
@@ -588,17 +670,28 @@ def main(argv: list[str] | None = None) -> int:
     fs = subprocess.run(["df", "--output=fstype", str(work)], capture_output=True, text=True).stdout.split()
     try:
         print(f"(b) propagation: append -> accepted by every other peer (one process per peer, "
-              f"random bots; replays fsynced under {work}, a {fs[-1] if fs else '?'} file system)")
+              f"random bots; replays under {work}, a {fs[-1] if fs else '?'} file system)")
         results: list[Propagation] = []
         for variant, players, pace, moves in (("grande", 4, args.pace, args.moves),
                                               ("allegra", 6, args.pace, args.moves),
+                                              ("allegra", 4, args.pace, args.moves),
                                               ("grande", 4, 0.0, 1), ("allegra", 6, 0.0, 1)):
             p = propagation(work, variant, players, pace, moves)
             results.append(p)
             how = f"pace {pace:g} s" if pace else "no pace (back to back)"
-            print(f"  {players} peers, {variant}, {how}: {p.games} games, {p.seconds:.1f} s, "
-                  f"{p.frames_per_event:.1f} copies sent per event; CPU per event {p.cpu_per_event:.0f} us "
-                  f"a peer, {p.cpu_all_peers:.0f} us all peers together (on {os.cpu_count()} CPUs)")
+            print(f"  {players} peers, {variant}, {how}: {p.games} games, {p.seconds:.1f} s; "
+                  f"CPU per event {p.cpu_per_event:.0f} us a peer ({p.replica_cpu_per_event:.0f} us of it in "
+                  f"its replica: decode, signature, engine), {p.cpu_all_peers:.0f} us all peers "
+                  f"together (on {os.cpu_count()} CPUs)")
+            print(f"    copies: {p.copies_per_move:.2f} per move (target n-1 = {players - 1}, within "
+                  f"{COPIES_SLACK:.0%} for catch-up after gaps: "
+                  f"{verdict(p.copies_per_move, (players - 1) * (1 + COPIES_SLACK))}); "
+                  f"{p.copies_per_event:.2f} per event with "
+                  f"the setup and catch-up, {p.relayed_per_event:.2f} of them relayed (replica counters)")
+            print(f"    replay appends: {p.writes[0]} fsynced, {p.write_synced:.0f} us each; "
+                  f"{p.writes[1]} not, {p.write_unsynced:.0f} us each")
+            print("    frames a peer reads per event: " + ", ".join(
+                f"{t} {n:.2f}" for t, n in sorted(p.frames_in.items(), key=lambda kv: -kv[1])))
             print(f"    to every peer: {p.to_all.show()}")
             print(f"    to the first:  {p.to_first.show()}")
             print(f"    where the time to every peer goes (medians): the author's append until its first "
@@ -610,7 +703,18 @@ def main(argv: list[str] | None = None) -> int:
                   f"(target <= {TARGET_P99_RATIO:g}x, {verdict(p.to_all.p99 / raw.median, TARGET_P99_RATIO)})")
             print(f"    ratio to framed round trip: median {p.to_all.median / framed.median:6.1f}x, "
                   f"p99 {p.to_all.p99 / framed.median:6.1f}x")
+            lan = p.author.median + raw.median / 2 + p.taking.median
+            print(f"    on a LAN with a CPU per peer (an estimate: the author's part + half the raw round "
+                  f"trip + one receiver's checks, as measured here; no queueing behind other peers): "
+                  f"{lan:.0f} us = {lan / raw.median:.1f}x the raw round trip")
 
+        paced = {(p.variant, p.peers): p for p in results if p.pace}
+        four, six = paced.get(("allegra", 4)), paced.get(("allegra", 6))
+        if four is not None and six is not None:
+            print(f"  CPU per event per peer, one variant (allegra), paced: 4 peers {four.cpu_per_event:.0f} us, "
+                  f"6 peers {six.cpu_per_event:.0f} us ({six.cpu_per_event / four.cpu_per_event:.2f}x; flat in n "
+                  f"is 1x); in the replica {four.replica_cpu_per_event:.0f} us and "
+                  f"{six.replica_cpu_per_event:.0f} us")
         print(f"(c) discovery: `allegra host` started -> `allegra games --wait {DISCOVERY_WAIT}`, "
               f"started at the same moment and run again and again, lists the table")
         found: list[float] = []

@@ -35,7 +35,7 @@ from hypothesis import strategies as st
 from allegra_lan.local import LocalGame, Player, derived
 from allegra_lan.log.bodies import BODIES, MOVE_BODIES
 from allegra_lan.log.codec import CodecError, decode, decode_map, encode
-from allegra_lan.log.envelope import sign_event
+from allegra_lan.log.envelope import Event, sign_event
 from allegra_lan.log.identity import Identity, fingerprint
 from allegra_lan.log.schema import Array, Bytes, Int, Map, OneOf, Spec, Tuple
 from allegra_lan.log.knock import KnockError, check_answer, check_knock, sign_knock
@@ -439,7 +439,14 @@ def valid_messages() -> list[dict[str, Any]]:
         {"t": "takeover_yes", "seq": t.seq, "signs": [[KNOCKER, bytes(64)]]},
         {"t": "takeover_no", "seq": t.seq, "reason": "no"},
         {"t": "takeover_off", "seq": t.seq},
+        {"t": "fork", "first": t.events[-1].signed, "second": _twin(t.events[-1])},
     ]
+
+
+def _twin(ev: Event) -> bytes:
+    """Another event its author signs for the same seq: with `ev`, a fork proof."""
+    (author,) = [p.identity for p in DRAWN.players if p.identity.public == ev.author]
+    return sign_event(author.key, game=ev.game, seq=ev.seq, prev=ev.prev, kind="twin", body={}).signed
 
 
 VALID = valid_messages()
@@ -503,7 +510,7 @@ def test_dispatch_takes_any_map_of_any_type_without_raising(
 HANDLED_IN = {"have": "play", "events": "play", "refused": "play", "knock": "play",
               "takeover_ask": "play", "takeover_yes": "play", "takeover_no": "play",
               "takeover_off": "play", "lobby": "guest", "lobby_error": "guest", "sit": "host",
-              "ready": "host", "ping": "play"}
+              "ready": "host", "ping": "play", "fork": "play"}
 
 
 @settings(FAST, max_examples=500)

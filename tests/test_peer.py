@@ -18,8 +18,11 @@ from typing import Any
 import pytest
 
 from allegra_lan.log.codec import decode
+from allegra_lan.log.envelope import sign_event
 from allegra_lan.log.identity import Identity
-from allegra_lan.net.actions import Action, Close, Dial, Done, Note, Persist, SaveSeats, Send, Timer
+from allegra_lan.net.actions import (
+    Action, Close, Dial, Done, KeepFork, Note, Persist, SaveSeats, Send, Timer,
+)
 from allegra_lan.net.lobby import Claim, Lobby
 from allegra_lan.net.peer import (
     BURST, HOST_TIMEOUT, PING_EVERY, SILENCE, Peer, ResumeError, SeatSpec,
@@ -292,3 +295,88 @@ def test_a_dial_the_shell_never_answers_is_made_again_later() -> None:
     assert not any(isinstance(a, Dial) for a in peer.tick(1.0 + config.DIAL_PENDING - 0.1))
     again = [a for a in peer.tick(1.0 + config.DIAL_PENDING) if isinstance(a, Dial)]
     assert [d.peer for d in again] == [guest]
+
+
+def test_a_guest_that_gets_the_genesis_before_the_hosts_last_lobby_takes_that_lobby() -> None:
+    """Issue 10, finding B (the simulator): the genesis can reach a guest, relayed by another
+    guest, before the host's last lobby, which names the seat that sat last. The guest
+    refused that lobby ("changes the seats after the start"), then every event of the seat
+    it did not know. A later lobby is taken when its seats are the genesis's and no claim
+    the guest held changed; one that changes a held claim is still refused."""
+    host, g1, g2 = ident("b-host"), ident("b-guest1"), ident("b-guest2")
+    peer = Peer.host(host, variant="grande", players=3, table_name="b", seats=[SeatSpec("h", "greedy")],
+                     table_id=TABLE, entropy=entropy("b"), options={"rounds": 1})
+    lobby = peer.lobby
+    assert lobby is not None
+    peer.listening(0.0, "10.0.0.1", 4000)
+    lobby.sit(1, Claim("one", g1.public, g1.public, "greedy", True))
+    stale = lobby.to_msg()  # what guest 2 held: seat 2 (itself, sitting last) not yet in it
+    lobby.sit(2, Claim("two", g2.public, g2.public, "greedy", True))
+    lobby.addresses[g1.public] = ("10.0.0.2", 4001)
+    lobby.addresses[g2.public] = ("10.0.0.3", 4002)
+    final = lobby.to_msg()
+    genesis = next(a.event.signed for a in peer.tick(0.0) if isinstance(a, Persist))
+
+    guest = Peer(g2, table_id=TABLE, entropy=entropy("b2"))
+    guest.connected(0.0, host.public, dialled_by=g2.public, remote=("10.0.0.1", 4000))
+    guest.connected(0.0, g1.public, dialled_by=g1.public, remote=("10.0.0.2", 4001))
+    guest.handle(0.1, host.public, stale)
+    guest.handle(0.2, g1.public, {"t": "events", "from": 0, "items": [genesis]})
+    assert guest.table.seq == 1
+    guest.handle(0.3, host.public, final)
+    assert guest.faults == [] and guest.lobby is not None and set(guest.lobby.claims) == {0, 1, 2}
+    changed = Lobby.from_msg(final)
+    changed.claims[1] = Claim("one", g1.public, g1.public, "random", True)  # another bot
+    guest.handle(0.4, host.public, changed.to_msg())
+    assert guest.faults[-1].endswith("a lobby that changes the seats after the start")
+    assert guest.lobby.claims[1].bot == "greedy"
+
+
+def test_a_peer_never_asks_to_be_ticked_at_or_before_now() -> None:
+    """Issue 10, finding C (the simulator): with a takeover table, a peer linked again to a
+    peer it last heard long ago (and silent since) asked for a Timer before now at every
+    tick, so its shell spun. Every Timer a peer gives is after the tick's time."""
+    peer, disk = alone("grande", 2), Disk()
+    assert peer.lobby is not None
+    peer.lobby.takeover = 5
+    peer.pace = 1.0  # one bot move a second: the game is in play for a while
+    run(peer, disk, stop_after=8)
+    assert peer.table.stage() == "play"
+    watcher = ident("c-watcher").public
+    peer.connected(50.0, watcher, dialled_by=watcher, remote=("10.0.0.7", 4007))
+    peer.heard[watcher] = -100.0  # last heard long ago, on an earlier link
+    for now in (50.0, 50.5, 51.0, 52.5):
+        timers = [a.at for a in peer.tick(now) if isinstance(a, Timer)]
+        assert timers and all(at > now for at in timers), (now, timers)
+
+
+def test_a_peer_that_finds_a_fork_sends_the_proof_and_a_peer_that_gets_it_stops() -> None:
+    """Issue 10, finding D (the simulator): a forking seat sent each peer one twin; the one
+    peer that met both stopped, the others played on. Now the proof goes to every link
+    (both events in byte order) and a peer checks it, stops and sends it on; a proof that
+    proves nothing is refused by name."""
+    peer, disk = alone("grande", 2, seed="d"), Disk()
+    run(peer, disk, stop_after=12)
+    t = peer.table
+    last = t.events[-1]
+    ident_of = {sp.identity.public: sp.identity for sp in peer.players.values()}
+    twin = sign_event(ident_of[last.author].key, game=t.game, seq=last.seq, prev=last.prev,
+                      kind="twin", body={"n": 1}).signed
+    proof = {"t": "fork", "first": last.signed, "second": twin}
+
+    other = Peer(ident("d-other"), table_id=TABLE, entropy=entropy("d-other"))
+    other.replica = type(peer.replica)(type(t)())
+    for e in t.events[:-1]:
+        other.table.append(e.signed)
+    other.lobby = peer.lobby
+    other.connected(60.0, peer.me, dialled_by=peer.me, remote=("10.0.0.1", 4000))
+    third = ident("d-third").public
+    other.connected(60.0, third, dialled_by=third, remote=("10.0.0.3", 4003))
+    bogus = other.handle(60.1, peer.me, {"t": "fork", "first": last.signed, "second": last.signed})
+    assert other.replica.fork is None and "proves no fork" in other.faults[-1], bogus
+    other.handle(60.2, peer.me, proof)
+    out = other.tick(60.3)
+    kept = [a for a in out if isinstance(a, KeepFork)]
+    sent = [a for a in out if isinstance(a, Send) and a.msg["t"] == "fork"]
+    assert len(kept) == 1 and (kept[0].first, kept[0].second) == tuple(sorted((last.signed, twin)))
+    assert {a.peer for a in sent} == {peer.me, third} and other.over and other.stopped == "fork"

@@ -167,7 +167,7 @@ def test_a_cut_off_seat_that_wrote_alone_adopts_the_takeover_on_reconnect() -> N
     """S is cut off on its turn, writes its moves alone; A and B consent (barring S's
     events at that seq), A writes the takeover; when S is back it asks from where it went
     alone, the takeover supersedes its run, and all three hold one log."""
-    from test_net_sync import Bus
+    from bus import Bus
 
     g = local("grande", 3)
     play_random(g, 12)
@@ -218,7 +218,7 @@ def test_a_cut_off_seat_that_wrote_alone_adopts_the_takeover_on_reconnect() -> N
 
 
 def test_a_consenting_peer_holds_back_the_seats_move_until_the_takeover_is_called_off() -> None:
-    from test_net_sync import Bus
+    from bus import Bus
 
     g = local("grande", 3)
     play_random(g, 12)
@@ -264,3 +264,26 @@ def test_a_peer_whose_seats_were_all_given_away_and_that_is_cut_off_proposes_not
     every = [(s, new_key(f"all{s}").public) for s in range(3)]
     reason = why_not(g.table, run, {me}, g.table.seq, g.table.head, every)
     assert reason is not None
+
+
+def test_only_more_than_half_of_the_table_may_take_seats_over() -> None:
+    """Issue 10, finding A (the simulator, seed 18): two peers split by the network each saw
+    the other's seats away, and each side's seats were "every seat that stays", so both wrote
+    a takeover and played two games on. Now the seats that stay must be more than half the
+    table: at most one side of any split can take seats over."""
+    from allegra_lan.net.takeover import seats_to_take
+
+    for players, away, takes in ((2, 1, False), (3, 1, True), (3, 2, False), (4, 1, True),
+                                 (4, 2, False), (5, 2, True), (6, 2, True), (6, 3, False)):
+        g = local("grande" if players <= 4 else "allegra", players)
+        while True:  # until the seat to act is one of the `away` last seats
+            play_random(g, 1)
+            d = to_act(g.state)
+            assert d is not None
+            if d.seat >= players - away and g.table.stage() == "play":
+                break
+        peers = [bytes([s + 1]) * 32 for s in range(players)]
+        run = dict(enumerate(peers))
+        present = set(peers[: players - away])
+        taken = seats_to_take(g.table, run, present)
+        assert (taken == list(range(players - away, players))) is takes, (players, away, taken)

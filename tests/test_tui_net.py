@@ -351,20 +351,23 @@ def test_allegra_knocks_at_a_networked_table_in_the_client(tmp_path: Path) -> No
 
 
 def test_a_person_away_too_long_is_replaced_by_a_bot_and_follows_on_resume(tmp_path: Path) -> None:
-    """The person leaves mid-game; the other seat (a bot peer) lets a bot take the person's
-    seat after the host's 1 s; `resume` in the client follows the game from that seat to
-    its end, and says so; both logs end identical."""
+    """The person leaves mid-game; the two other seats (bot peers, more than half the table)
+    let a bot take the person's seat after the host's 1 s; `resume` in the client follows
+    the game from that seat to its end, and says so; all three logs end identical."""
     table = unique_table("tuiaway")
     ident = Identity.from_seed(b"tui-net-away" * 3)
     games = tmp_path / "host"
-    client = NetClient(ident, hosting(games, "eve", table, variant="grande", players=2, takeover=1),
+    client = NetClient(ident, hosting(games, "eve", table, variant="grande", players=3, takeover=1),
                        Pace(bot=0, knock=None))
 
-    with BotPeer(tmp_path / "guest", table, "greedy") as guest:
+    with BotPeer(tmp_path / "guest1", table, "greedy") as guest, \
+            BotPeer(tmp_path / "guest2", table, "greedy") as other:
         async def first(p: Person) -> None:
             await open_table(p, client)
             guest.start()
-            await p.until("the bot peer to sit down", lambda: "bot (greedy)" in p.screen())
+            await p.until("a bot peer to sit down", lambda: "bot (greedy)" in p.screen())
+            other.start()
+            await p.until("both bot peers to sit down", lambda: p.screen().count("bot (greedy)") >= 2)
             await start_game(p, client)
             await p.until("our turn", lambda: "turn up" in p.footer())
             await p.press("q")
@@ -374,7 +377,7 @@ def test_a_person_away_too_long_is_replaced_by_a_bot_and_follows_on_resume(tmp_p
         assert client.node is not None and client.node.writer is not None
         deadline = time.monotonic() + 30
         while not (guest.home / "data").exists() or "takeover" not in kinds_in(guest.replay()):
-            assert time.monotonic() < deadline, "the bot peer never took the seat over"
+            assert time.monotonic() < deadline, "the bot peers never took the seat over"
             time.sleep(0.1)
         again = NetClient(ident, Want(LOOPBACK, "eve", games, resume=client.node.writer.path),
                           Pace(bot=0, knock=None))
@@ -388,7 +391,9 @@ def test_a_person_away_too_long_is_replaced_by_a_bot_and_follows_on_resume(tmp_p
 
         asyncio.run(with_client(again, second))
         guest.finishes()
+        other.finishes()
         same_log(games, guest)
+        same_log(games, other)
 
 
 def test_a_wrong_pin_in_the_client_says_why_and_leaves_cleanly(tmp_path: Path) -> None:

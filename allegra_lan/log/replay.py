@@ -8,8 +8,9 @@
     <one event per line: the signed bytes in base64>
 
 Like PGN's tag roster, the header is plain text a person can read. Events are
-appended and flushed (and fsynced) one line at a time as the game goes, so a
-file cut short by a crash is a valid prefix: the reader keeps every whole
+appended one line at a time as the game goes (written at once, fsynced at once
+or, for events another peer also holds, a little later), so a file cut short
+by a crash is a valid prefix: the reader keeps every whole
 line, says the rest was cut short, and a Result of `*` says the game is
 unfinished. When the game ends, the file is rewritten whole (write to a
 temporary file, then rename) with the final Result.
@@ -250,7 +251,13 @@ class ReplayWriter:
     Writes go straight to the descriptor (no buffer that could fail later, at
     close or exit). A write that fails (a full disk) cuts the file back to its
     last whole line, so what stays is a valid prefix, and raises WriteFailed
-    naming the file; the writer then refuses to write more."""
+    naming the file; the writer then refuses to write more.
+
+    Each line is fsynced by default. `append(signed, sync=False)` leaves that
+    for later (`sync()`, the next `append` with sync, or `finish`): the shell
+    does so for other peers' events and for bot events, which another peer
+    holds or a resumed bot signs again byte for byte, and fsyncs a person's own
+    move before it is sent (docs/architecture.md, "What a crash loses")."""
 
     def __init__(self, path: str | os.PathLike[str], tags: dict[str, str], *, fsync: bool = True) -> None:
         self.path = Path(path)
@@ -261,6 +268,7 @@ class ReplayWriter:
         self._lines: list[str] = []
         self._fd: int | None = None
         self._good = 0  # bytes of the file that are whole lines
+        self.unsynced = 0  # lines written since the last fsync (0 with fsync off: nothing to do)
         self.failed: WriteFailed | None = None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -278,28 +286,50 @@ class ReplayWriter:
                 pass
             raise
 
-    def _write(self, data: bytes) -> None:
+    def _write(self, data: bytes, *, sync: bool = True) -> None:
         if self.failed is not None:
             raise self.failed
         if self._fd is None:
             raise ValueError("the replay is closed")
         try:  # back to the last whole line on failure: a reader sees an unfinished game
-            append_whole(self._fd, data, self._good, fsync=self.fsync)
+            append_whole(self._fd, data, self._good, fsync=self.fsync and sync)
         except OSError as e:
             self.failed = write_failed(self.path, e)
             self.close()
             raise self.failed from None
         self._good += len(data)
+        self.unsynced = 0 if sync or not self.fsync else self.unsynced + 1
 
-    def append(self, signed: bytes) -> None:
+    def append(self, signed: bytes, *, sync: bool = True) -> None:
+        """Write one event's line; `sync`: fsync it (and every line before it) before
+        returning. Without, the line is written (a crash of this process keeps it; one of
+        the machine may not) and waits for `sync()`."""
         line = base64.b64encode(signed).decode("ascii")
-        self._write(line.encode("ascii") + b"\n")
+        self._write(line.encode("ascii") + b"\n", sync=sync)
         self._lines.append(line)
+
+    def sync(self) -> None:
+        """fsync every line written so far (nothing to do if none waits). A failure is
+        WriteFailed naming the file; the writer then refuses to write more."""
+        if self.failed is not None:
+            raise self.failed
+        if not self.unsynced or self._fd is None:
+            return
+        try:
+            os.fsync(self._fd)
+        except OSError as e:
+            self.failed = write_failed(self.path, e)
+            self.close()
+            raise self.failed from None
+        self.unsynced = 0
 
     def finish(self, tags: dict[str, str]) -> None:
         """Rewrite the file whole with final tags (e.g. Result), atomically. If that fails (a
         full disk: the rewrite needs room for a second copy), WriteFailed, and the file stays a
-        valid prefix: an unfinished game whose Result is "*"."""
+        valid prefix: an unfinished game whose Result is "*". The whole file is fsynced
+        (with the writer's fsync on), the lines appended without sync among it."""
+        if self.failed is None and self._fd is not None:
+            self.sync()  # so that a rewrite that fails leaves every line on disk
         self.close()
         if self.failed is not None:
             raise self.failed
@@ -318,6 +348,7 @@ class ReplayWriter:
                     pass
             raise
         self._written_result = self.tags["Result"]
+        self.unsynced = 0
 
     def replace(self, events: list[bytes]) -> None:
         """Rewrite the file whole with these events, atomically, and go on appending

@@ -31,6 +31,7 @@ MAX_BATCH = 64  # events per `events` message (net/sync.py sends at most this ma
 MAX_REASON = 1024  # bytes of a reason a peer gives (honest peers send at most 200 characters)
 MAX_FAULT = 32  # bytes of a refusal's class ("illegal", "fork", ...)
 MAX_TAKEN = 15  # seats a takeover may take (one of at most 16 must stay)
+MAX_LINKS = 64  # keys in a `links` message (16 seated peers and 16 watchers fit twice)
 
 
 class Sender(Enum):
@@ -80,6 +81,8 @@ MESSAGES: dict[str, MessageType] = {m.name: m for m in (
          {"from": SEQ, "items": Array(EVENT, MAX_BATCH)}),
     _msg("refused", Sender.SEATED, "why the sender did not take an event we sent",
          {"seq": Maybe(SEQ), "reason": _reason(), "fault": Text(MAX_FAULT)}),
+    _msg("links", Sender.ANYONE, "the keys of the peers the sender is linked to now",
+         {"peers": Array(KEY, MAX_LINKS)}),
     _msg("lobby", Sender.HOST, "the host's lobby, on every change", schema=LOBBY),
     _msg("sit", Sender.GUEST, "a peer asks for seats (nil: the first free one)", schema=SIT),
     _msg("ready", Sender.GUEST, "a peer's seats are (not) ready", schema=READY),
@@ -94,6 +97,8 @@ MESSAGES: dict[str, MessageType] = {m.name: m for m in (
     _msg("takeover_no", Sender.SEATED, "why the sender cannot consent",
          {"seq": SEQ, "reason": _reason()}),
     _msg("takeover_off", Sender.SEATED, "the proposer calls its takeover off", {"seq": SEQ}),
+    _msg("fork", Sender.SEATED, "two events one seat's key signed for one seq: every peer stops",
+         {"first": EVENT, "second": EVENT}),
 )}
 
 
@@ -124,4 +129,4 @@ def describe_all() -> str:
 
 
 __all__ = ["MESSAGES", "MessageType", "MessageError", "Sender", "message_type", "check_message",
-           "describe_all", "MAX_REASON"]
+           "describe_all", "MAX_REASON", "MAX_LINKS"]

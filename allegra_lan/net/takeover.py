@@ -75,14 +75,21 @@ def runners(lobby: Lobby, table: Table) -> dict[int, bytes]:
 
 def seats_to_take(table: Table, run: dict[int, bytes], present: Collection[bytes]) -> list[int]:
     """The seats whose peers are not `present`, if the seat that must act now is one of them
-    (a takeover stands only where a taken seat must act, see Table) and at least one seat
-    stays (its runner proposes and consents); else none. A peer cut off from everyone whose
-    own seats were already given away sees every seat missing: it has no one to agree with."""
+    (a takeover stands only where a taken seat must act, see Table) and the seats that stay
+    are more than half of the table; else none.
+
+    More than half, because "away" cannot tell a peer that crashed from one behind a network
+    split: with any smaller quorum, both sides of a split could each take the other's seats
+    and play two different games on (the simulator found it: issue 10, finding A). With a
+    strict majority at most one side can. So a 2-seat table never hands a seat to a bot (it
+    waits for the player, who may `resume`), a 3-seat table can give one seat away, a 4-seat
+    table one, 5 or 6 seats two. A peer cut off from everyone whose own seats were already
+    given away sees every seat missing: it has no one to agree with."""
     if table.state is None or table.stage() != "play":
         return []
     d = to_act(table.state)
     missing = sorted(s for s, owner in run.items() if owner not in present)
-    if len(missing) >= table.players:
+    if 2 * (table.players - len(missing)) <= table.players:
         return []
     return missing if d is not None and d.seat in missing else []
 

@@ -36,10 +36,10 @@ from nacl.signing import SigningKey
 from ...bots.base import Bot
 from ...bots.registry import make_bot
 from ...log.codec import encode
-from ...log.envelope import Event
+from ...log.envelope import Event, EventError, decode_event
 from ...log.identity import Identity, fingerprint
-from ...rules import Move, ruleset_for, ruleset_from_dict, to_act
-from ...table import TAKEOVER, Refused, Table
+from ...rules import Decision, Move, ruleset_for, ruleset_from_dict, to_act
+from ...table import TAKEOVER, Fork, Refused, Table
 from ...text import one_line
 from ..actions import (
     Action, Changed, Close, Dial, Done, KeepFork, Note, Persist, Rewrite, Send, Timer,
@@ -62,7 +62,7 @@ HANDLERS: dict[str, str] = {
     "lobby": "_on_lobby", "sit": "_on_request", "ready": "_on_request",
     "lobby_error": "_on_lobby_error", "knock": "_on_knock", "ping": "_on_ping",
     "takeover_ask": "_on_takeover", "takeover_yes": "_on_takeover",
-    "takeover_no": "_on_takeover", "takeover_off": "_on_takeover",
+    "takeover_no": "_on_takeover", "takeover_off": "_on_takeover", "fork": "_on_fork",
 }
 
 
@@ -111,6 +111,7 @@ class Peer(Lobbying, Playing, TakingOver):
         self._wake: float | None = None
         self._resume_notes: list[Action] = []
         self._decided_in_knock_window = False  # the bot move being published chose from knocks
+        self._window: tuple[bytes, Decision | None] | None = None  # knock_window of the head
 
     # ------------------------------------------------------------ construction
 
@@ -431,7 +432,10 @@ class Peer(Lobbying, Playing, TakingOver):
         return out
 
     def _timer(self, at: float | None) -> None:
-        if at is not None and (self._wake is None or at < self._wake):
+        """Ask to be ticked at `at`. Only a time to come counts: what is due now was done
+        by this tick (and the shell ticks after every input), so a Timer at or before now
+        would only make the shell spin (issue 10, finding C)."""
+        if at is not None and at > self._now and (self._wake is None or at < self._wake):
             self._wake = at
 
     def _say(self, text: str) -> None:
@@ -614,20 +618,19 @@ class Peer(Lobbying, Playing, TakingOver):
         whether this peer may send it at all (before anything inside it is read), then
         its schema. Each refusal names the peer and what was wrong; the handlers behind
         this are total on messages of their schema (tests/test_hostile_messages.py)."""
-        who = fingerprint(key)
         try:
             mt = message_type(msg)
         except MessageError as e:
-            self._blame(f"refused from {who}: {e}")
+            self._blame(f"refused from {fingerprint(key)}: {e}")
             return
         why = self._may_not_send(key, mt)
         if why is not None:
-            self._blame(f"refused from {who}: a {mt.name} message {why}")
+            self._blame(f"refused from {fingerprint(key)}: a {mt.name} message {why}")
             return
         try:
             mt.check(msg)
         except MessageError as e:
-            self._blame(f"refused from {who}: {e}")
+            self._blame(f"refused from {fingerprint(key)}: {e}")
             return
         getattr(self, HANDLERS[mt.name])(key, msg)
 
@@ -689,8 +692,31 @@ class Peer(Lobbying, Playing, TakingOver):
         """DESIGN.md: keep both events as the proof, show it, stop the game."""
         fork = self.replica.fork
         assert fork is not None
-        self._out.append(KeepFork(fork.seq, fork.first.author, fork.first.signed, fork.second.signed))
+        first, second = sorted((fork.first.signed, fork.second.signed))  # one proof everywhere
+        self._out.append(KeepFork(fork.seq, fork.first.author, first, second))
+        # Every peer must stop, not only those that happened to hold both events (with
+        # relays over missing links only, most peers hold one twin each: issue 10, finding D).
+        self._broadcast({"t": "fork", "first": first, "second": second})
         self._finish("fork")
+
+    def _on_fork(self, key: bytes, msg: dict[str, Any]) -> None:
+        """Another peer's proof of a fork: two valid events one seat's key signed for one seq
+        of this game. Checked like any event, then it stops our game as our own finding would."""
+        if self.replica.fork is not None or self.table.genesis is None:
+            return
+        who, t = fingerprint(key), self.table
+        try:
+            a, b = decode_event(msg["first"]), decode_event(msg["second"])
+        except EventError as e:
+            self._blame(f"refused from {who}: a fork proof with an event that is not valid: {e}")
+            return
+        seat_keys = set(t.keys) | {s.key for s in t.genesis.seats}
+        if a.signed == b.signed or (a.game, a.seq, a.author) != (b.game, b.seq, b.author) \
+                or a.game != t.game or a.author not in seat_keys:
+            self._blame(f"refused from {who}: a fork proof that proves no fork of this game")
+            return
+        self.replica.fork = Fork(a, b)
+        self._changed()
 
     def _pause_notes(self) -> None:
         """Nothing happened for a while: say who the game waits for, and abort a stuck start."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ...log.ceremony import Genesis
 from ...log.identity import fingerprint
 from ..actions import Dial, Done
 from ..lobby import Claim, Lobby, LobbyError
@@ -86,8 +87,7 @@ class Lobbying:
         if lobby.host != key:
             self._blame(f"refused from {who}: a lobby whose host is another peer")
             return
-        if self.table.genesis is not None and self.lobby is not None and \
-                _seating(lobby) != _seating(self.lobby):
+        if self.table.genesis is not None and not _fits(lobby, self.lobby, self.table.genesis):
             self._blame(f"refused from {who}: a lobby that changes the seats after the start")
             return
         self.lobby = lobby
@@ -142,5 +142,26 @@ class Lobbying:
 
 def _seating(lobby: Lobby) -> tuple[Any, ...]:
     """What of a lobby the game's log fixes at the start: the table, the rules, the seats."""
-    return (lobby.table_id, lobby.name, lobby.seats, lobby.host, lobby.spectators, lobby.takeover,
-            sorted((s, c.name, c.key, c.owner, c.bot) for s, c in lobby.claims.items()))
+    return (lobby.table_id, lobby.name, lobby.seats, lobby.host, lobby.spectators, lobby.takeover)
+
+
+def _fits(lobby: Lobby, held: Lobby | None, genesis: Genesis) -> bool:
+    """Whether a lobby that comes after the genesis may stand: its table is ours, its seats
+    are the genesis's (name and key at every seat), and every claim we held is unchanged.
+    A claim we did not hold yet may come: the genesis can reach a guest (relayed by another)
+    before its host's last lobby, which names the last seat to sit (issue 10, finding B:
+    such a guest refused that lobby, then every event of the seat it lacked)."""
+    if held is not None and _seating(lobby) != _seating(held):
+        return False
+    if lobby.name != genesis.table or lobby.ruleset != genesis.ruleset \
+            or len(genesis.seats) != lobby.seats or set(lobby.claims) != set(range(lobby.seats)):
+        return False
+    for seat, claim in lobby.claims.items():
+        info = genesis.seats[seat]
+        if (claim.name, claim.key) != (info.name, info.key):
+            return False
+        old = held.claims.get(seat) if held is not None else None
+        if old is not None and (old.name, old.key, old.owner, old.bot) != \
+                (claim.name, claim.key, claim.owner, claim.bot):
+            return False
+    return True

@@ -43,7 +43,7 @@ class Playing:
         if t.state is None:
             return
         who = fingerprint(key)
-        d = knock_window(t.state)
+        d = self._knock_window()
         if d is None:
             self._blame(f"refused from {who}: a knock for seat {seat}: no card is open for knocks")
             return
@@ -161,12 +161,21 @@ class Playing:
         finally:
             self._decided_in_knock_window = False
 
+    def _knock_window(self: Peer) -> Decision | None:
+        """`knock_window` of the log's head, worked out once per head: it runs the rules'
+        legal moves, and a peer asks on every tick and every knock."""
+        head = self.table.head
+        if self._window is None or self._window[0] != head:
+            state = self.table.state
+            self._window = (head, None if state is None else knock_window(state))
+        return self._window[1]
+
     def _answer_knocks(self: Peer) -> None:
         """ALLEGRA R16: after another seat's deck draw, each of our bots knocks or passes."""
         state = self.table.state
         if state is None:
             return
-        d = knock_window(state)
+        d = self._knock_window()
         if d is None:
             return
         draw = self.table.head

@@ -52,9 +52,8 @@ class TakingOver:
         taken = seats_to_take(table, run, self._present())
         if not taken or proposer(table.players, taken, run) != self.me:
             # A seat's peer still linked may fall silent: look again when it would count as away.
-            silent = [self.heard[k] + config.SILENCE for k in self.links if k in self.heard]
-            if silent:
-                self._timer(min(silent) + 0.001)
+            silent = [self.heard[k] + config.SILENCE + 0.001 for k in self.links if k in self.heard]
+            self._timer(min((t for t in silent if t > now), default=None))
             return
         since = max(self.heard.setdefault(run[s], now) for s in taken)  # their last word
         due = max(since + lobby.takeover, self.retry_at)
