@@ -435,6 +435,7 @@ def valid_messages() -> list[dict[str, Any]]:
         {"t": "knock", "seat": KNOCKER, "draw": head,
          "k": sign_knock(DRAWN.players[KNOCKER].identity.key, game, head)},
         {"t": "ping"},
+        {"t": "links", "peers": [GUEST.public]},
         {"t": "takeover_ask", "seq": t.seq, "prev": head, "seats": [[DREW, os.urandom(32)]]},
         {"t": "takeover_yes", "seq": t.seq, "signs": [[KNOCKER, bytes(64)]]},
         {"t": "takeover_no", "seq": t.seq, "reason": "no"},
@@ -507,7 +508,7 @@ def test_dispatch_takes_any_map_of_any_type_without_raising(
 
 
 # The state in which a message type's handler runs, with the link's peer as its sender.
-HANDLED_IN = {"have": "play", "events": "play", "refused": "play", "knock": "play",
+HANDLED_IN = {"have": "play", "events": "play", "refused": "play", "links": "play", "knock": "play",
               "takeover_ask": "play", "takeover_yes": "play", "takeover_no": "play",
               "takeover_off": "play", "lobby": "guest", "lobby_error": "guest", "sit": "host",
               "ready": "host", "ping": "play", "fork": "play"}

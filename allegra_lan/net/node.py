@@ -284,7 +284,7 @@ class Node:
                 tags = {"Event": "allegra-lan game", "Site": "allegra-lan",
                         "Date": time.strftime("%Y.%m.%d", time.gmtime()), **log_tags(self.table)}
                 self.writer = ReplayWriter(path, tags)  # makes the games directory too
-            self.writer.append(signed)
+            self.writer.append(signed, sync=sync)
         except WriteFailed as e:
             self.peer.stopped = str(e)
             self.done.set()

@@ -58,7 +58,7 @@ from .takeover import TakingOver
 
 # Message type -> the Peer method that handles it (its schema: net/messages.py).
 HANDLERS: dict[str, str] = {
-    "have": "_on_gossip", "events": "_on_gossip", "refused": "_on_gossip",
+    "have": "_on_gossip", "events": "_on_gossip", "refused": "_on_gossip", "links": "_on_gossip",
     "lobby": "_on_lobby", "sit": "_on_request", "ready": "_on_request",
     "lobby_error": "_on_lobby_error", "knock": "_on_knock", "ping": "_on_ping",
     "takeover_ask": "_on_takeover", "takeover_yes": "_on_takeover",
@@ -273,7 +273,7 @@ class Peer(Lobbying, Playing, TakingOver):
         self.links[key] = LinkState(dialled_by, remote, opened=now, heard=now, pinged=now, last=now)
         if not replaced:
             self._say(f"connected to {fingerprint(key)}")
-        self._deliver(self.replica.connected(key))
+        self._deliver(self.replica.connected(key, now))
         if self.lobby is not None and self.lobby.host == self.me:
             self._send(key, self.lobby.to_msg())
         self._changed()
@@ -283,7 +283,7 @@ class Peer(Lobbying, Playing, TakingOver):
         self._begin(now)
         if self.links.pop(key, None) is None:
             return self._end()
-        self.replica.disconnected(key)
+        self._deliver(self.replica.disconnected(key, now))
         if self.lobby is None or key not in self.lobby.owners():
             self.heard.pop(key, None)  # nothing of a stranger is kept for good
             self.replica.confirmed.pop(key, None)
@@ -349,6 +349,7 @@ class Peer(Lobbying, Playing, TakingOver):
         self._keepalive()
         if self.gone:
             return self._end()
+        self._deliver(self.replica.tick(now))  # a gap that waited in vain, an idle `have`
         if self._leave_at is not None:
             self._linger()
             return self._end()
@@ -424,6 +425,7 @@ class Peer(Lobbying, Playing, TakingOver):
         self._wake = None
 
     def _end(self) -> list[Action]:
+        self._timer(self.replica.next_deadline())
         out = self._out
         if self._wake is not None:
             out.append(Timer(self._wake))
@@ -654,7 +656,7 @@ class Peer(Lobbying, Playing, TakingOver):
         return None
 
     def _on_gossip(self, key: bytes, msg: dict[str, Any]) -> None:
-        self._deliver(self.replica.received(key, msg))
+        self._deliver(self.replica.received(key, msg, self._now))
         if msg["t"] == "have":
             self._changed()
 

@@ -72,7 +72,7 @@ class Playing:
                           kind=kind, body=body).signed
 
     def _publish(self: Peer, signed: bytes) -> None:
-        self._deliver(self.replica.publish(signed))
+        self._deliver(self.replica.publish(signed, self._now))
 
     def _bot(self: Peer, sp: SeatPlayer, purpose: str, at: bytes) -> Bot:
         """The seat's bot for one decision, seeded from the seat's secret key, the game and
