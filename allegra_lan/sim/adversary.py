@@ -297,7 +297,7 @@ class Withholding(Attack):
             self.on = True
             self.world._count(self.kind)
             self.world.trace(f"adversary {self.node.index} withholds ({self.variant})")
-            self.world._absent()
+            self.world._absent(self.node)
         if not self.on:
             return [frame]
         if self.variant == "silent":

@@ -99,8 +99,11 @@ def judge(w: World) -> Verdicts:
     absent = rec.absent_in_play or rec.absent_in_setup
     moves_withheld = any(a.kind == "withholding" and getattr(a, "variant", "") == "moves"
                          and getattr(a, "on", False) for a in _attacks(w))
+    # A takeover needs the seats that stay to be more than half of the table (net/takeover.py
+    # seats_to_take): with fewer, the game waits for the absent player, as it must.
+    quorum = 2 * (sc.players - rec.absent_seats) > sc.players
     must_finish = (not rec.fork_struck and not moves_withheld
-                   and (not absent or (sc.takeover > 0 and not rec.absent_in_setup)))
+                   and (not absent or (sc.takeover > 0 and quorum and not rec.absent_in_setup)))
     outcomes = []
     for n in honest:
         p = n.peer

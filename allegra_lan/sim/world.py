@@ -53,6 +53,7 @@ DUPLICABLE = frozenset({"have", "events", "knock", "ping"})  # a shell may resen
 HISTORY = 64  # frames kept per direction for duplication
 SETUP_STAGES = ("genesis", "accept", "commit", "reveal")
 SPIN = 200  # ticks of one peer at one virtual instant: it asks for a timer not after now, forever
+LINGER = 10.0  # seconds a finished peer waits for the others to confirm (net/peer/config.py)
 DIAL_TIMEOUT = 5.0  # seconds a dial to a machine that does not answer takes to fail (net/node.py)
 
 # Caps on what a peer may hold pending (the invariant of bounded state): generous
@@ -99,7 +100,8 @@ class SimNode:
     cut_mid: float | None = None  # a power cut due inside the next actions that persist (downtime)
     spin_at: float = -1.0
     spins: int = 0
-    stranded: bool = False  # every other peer left while it was away: nobody to finish with
+    stranded: bool = False
+    disturbed: float = float("-inf")  # when a fault that cut it off last ended  # every other peer left while it was away: nobody to finish with
     done_at: float | None = None
 
     @property
@@ -123,6 +125,7 @@ class Record:
     fork_struck: bool = False
     absent_in_play: bool = False  # a seat's peer left for good while the play ran
     absent_in_setup: bool = False
+    absent_seats: int = 0  # seats whose peer is away for good
     ended: str = ""  # why the run stopped: done, quiet, time cap, step cap, error
 
 
@@ -453,13 +456,25 @@ class World:
         """A connection attempt: a machine that is off or cut off does not answer (the Peer
         hears `dial_failed` after DIAL_TIMEOUT); one whose process is dead refuses at once;
         else the handshake takes about one and a half round trips."""
-        target = self.by_addr.get((d.host, d.port))
         now = self.clock.now
         if self.verbose:
             self.trace(f"{n.index} dials {d.host}:{d.port}" + (f" for {self._name(d.peer)}" if d.peer else ""))
+        self._try_dial(n, n.incarnation, d, now)
+
+    def _try_dial(self, n: SimNode, inc: int, d: Dial, began: float) -> None:
+        """TCP's SYN goes again 1 s and 3 s after the first: a link that comes back within
+        the dial's 5 s still gives a connection; else `dial_failed` at 5 s."""
+        if n.incarnation != inc or n.peer is None or n.done:
+            return
+        target = self.by_addr.get((d.host, d.port))
+        now = self.clock.now
         if (target is None or target.index in self.net.down
                 or not self.net.reachable(n.index, target.index)):
-            self.clock.at(now + DIAL_TIMEOUT, self._dial_failed, n, n.incarnation, d, None)
+            for retry in (1.0, 3.0):
+                if now < began + retry:
+                    self.clock.at(began + retry, self._try_dial, n, inc, d, began)
+                    return
+            self.clock.at(began + DIAL_TIMEOUT, self._dial_failed, n, inc, d, None)
             return
         rtt = self.net.latency(n.index, target.index) + self.net.latency(n.index, target.index)
         if not target.alive or target.done:
@@ -722,7 +737,7 @@ class World:
             self._down(n, power=kind != "kill")
             if kind == "gone":
                 n.gone = True
-                self._absent()
+                self._absent(n)
             else:
                 self.active += 1
                 self.clock.at(now + f.duration, self._restart, n)
@@ -744,7 +759,9 @@ class World:
                 n.cut_mid = None
                 self.active -= 1
 
-    def _absent(self) -> None:
+    def _absent(self, n: SimNode) -> None:
+        """`n` is away for good (gone, or withholding everything): its seats are absent."""
+        self.rec.absent_seats += len(self.sc.nodes[n.index].seats)
         if self._in_setup():
             self.rec.absent_in_setup = True
         else:
@@ -752,12 +769,15 @@ class World:
 
     def _heal(self) -> None:
         self.active -= 1
+        for n in self.nodes:
+            n.disturbed = self.clock.now
         self.trace("HEAL")
         self.net.heal()
         self.last_growth = max(self.last_growth, self.clock.now)
 
     def _unblock(self, a: int, b: int) -> None:
         self.active -= 1
+        self.nodes[a].disturbed = self.nodes[b].disturbed = self.clock.now
         if self.verbose:
             self.trace(f"UNBLOCK {a}-{b}")
         self.net.unblock(a, b)
@@ -797,7 +817,7 @@ class World:
         if n.disk.seats is None or not n.disk.events:
             n.gone = True
             self.rec.unresumable.append(f"node {n.index}: nothing on disk to resume from")
-            self._absent()
+            self._absent(n)
             return
         n.entropy = random.Random(f"{self.sc.seed}/entropy/{n.index}/{n.incarnation}")
         t0 = time.perf_counter()
@@ -809,13 +829,14 @@ class World:
         except (ResumeError, SeatsFileError) as e:
             n.gone = True
             self.rec.unresumable.append(f"node {n.index}: {e}")
-            self._absent()
+            self._absent(n)
             return
         except Exception:
             self._raised(n, "resume")
             return
         n.cpu += time.perf_counter() - t0
         n.peer = peer
+        n.disturbed = self.clock.now
         n.alive = True
         if self.verbose:
             self.trace(f"node {n.index} restarts at seq {peer.table.seq}")
@@ -840,8 +861,12 @@ class World:
         n.conns = {}
         if n.honest:
             for o in self.nodes:
-                if o is not n and o.honest and not o.done and not o.gone and (
-                        not o.alive or not self.net.reachable(n.index, o.index)):
+                if o is n or not o.honest or o.done or o.gone:
+                    continue
+                away = not o.alive or not self.net.reachable(n.index, o.index)
+                # Back from a fault too late: the peer that leaves waited LINGER for it.
+                late = n.key not in o.conns and self.clock.now - o.disturbed <= LINGER + DIAL_TIMEOUT
+                if away or late:
                     o.stranded = True
         nodes = self.honest_nodes()
         if nodes and all(o.done for o in nodes):
