@@ -157,7 +157,8 @@ async def run_resume(interface: str, replay_path: Path, say: Callable[[str], Non
     node = Node(peer, interface, pin=stored.pin, games_dir=replay_path.parent, say=say)
     node.writer = ReplayWriter(replay_path, replay.tags)
     for event in replay.events:
-        node.writer.append(event)
+        node.writer.append(event, sync=False)
+    node.writer.sync()  # once for the whole log, not once an event
     say(f"resuming game {stored.lobby.table_id.hex()[:8]} at seq {node.table.seq}")
     if on_node is not None:
         on_node(node)

@@ -268,25 +268,36 @@ class Replica:
         self.confirmed[peer] = seq
         if seq == mine and head == self.table.head:
             self.alone_from = None  # it holds all we wrote
+        shown: list[Send] = []
         if seq <= mine and seq > 0 and self.table.events[seq - 1].id != head:
             # Same seq, different history: if we went on alone, ask from there (a
-            # takeover may stand in our place); else it is a fault.
+            # takeover may stand in our place)...
             rewind = self._rewind(peer)
             if rewind is not None:
                 return rewind
+            # ...if a takeover stands in ours, the peer went on alone (say, it came back from
+            # a crash and its bot moved before it relinked): it needs our events from the
+            # takeover on, which replace its own (finding F of the simulator: both asked, and
+            # nobody sent);
+            k = self._last_takeover(seq)
+            if k is not None:
+                return [(peer, m) for m in self._batch(k)]
+            # ...else it is a fault, and the peer gets the event we hold there: if one author
+            # signed both, it now holds the proof of a fork (and sends it to everyone).
             self._fault(peer, seq - 1, f"peer's log differs from ours at or before seq {seq - 1}",
                         "diverged")
+            shown = [(peer, m) for m in self._batch(seq - 1, seq)]
         if peer in self.peers:
             self.peers[peer] = min(seq, mine)
         if seq < mine:
             if peer in self.peers:
                 self.peers[peer] = mine
-            return [(peer, m) for m in self._batch(seq)]
+            return shown + [(peer, m) for m in self._batch(seq)]
         if seq > mine:
-            return [self._have_to(peer)]  # it holds more: tell it where we are
+            return shown + [self._have_to(peer)]  # it holds more: tell it where we are
         if peer in self.peers and self._told.get(peer) != (mine, self.table.head):
-            return [self._have_to(peer)]  # the same: say so once, so both know they agree
-        return []
+            return shown + [self._have_to(peer)]  # the same: say so once, so both know they agree
+        return shown
 
     def _on_links(self, peer: Peer, msg: dict[str, Any], now: float | None) -> list[Send]:
         """A peer's links. One it no longer has may have dropped events on the way: the peer
@@ -456,11 +467,21 @@ class Replica:
             raise Refused(seq, f"seq {seq}: the seats still here are agreeing to let a bot play "
                                "this seat, so its own move there waits", fault="promised")
 
+    def _last_takeover(self, before: int) -> int | None:
+        """The seq of the last takeover in our log before `before`, if any."""
+        for k in range(min(before, self.table.seq) - 1, -1, -1):
+            if self.table.events[k].kind == TAKEOVER:
+                return k
+        return None
+
     def _rewind(self, peer: Peer) -> list[Send] | None:
         """Ask `peer` again from where we went on alone: a takeover may stand there in its
-        history. [] while that question is open; None if we never went alone."""
+        history. [] while that question is open; None if we never went alone, or if what we
+        wrote alone starts with a takeover (then ours is the history that stands)."""
         start = self.alone_from
         if start is None or not 0 < start < self.table.seq:
+            return None
+        if self.table.events[start].kind == TAKEOVER:
             return None
         if self._rewound.get(peer) == start:
             return []

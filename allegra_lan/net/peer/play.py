@@ -26,8 +26,9 @@ class Playing:
 
     def _on_knock(self: Peer, key: bytes, msg: dict[str, Any]) -> None:
         """A seat's signed knock or pass for a draw. The signature proves the seat, so any
-        seated peer may relay it: each new answer goes on to every other link (a missing
-        link must not cost a knocker its chance); the first answer of a seat counts.
+        seated peer may relay it: each new answer goes on to the links its sender does not
+        reach itself (a missing link must not cost a knocker its chance, and a full mesh
+        need not carry each answer once from every peer); the first answer of a seat counts.
 
         Only an answer to the draw that is the log's head is checked and kept: one for an
         older draw came too late and is dropped; one for a draw we do not hold yet waits
@@ -60,7 +61,10 @@ class Playing:
             self._blame(f"refused from {who}: a knock for seat {seat}: {e}")
             return
         self.knocks.setdefault(draw, {})[seat] = k if knocked else None
-        self._broadcast(msg, but=key)
+        # On to the peers its sender does not reach itself, as events go (net/sync.py): each
+        # answer reaches each peer once in a full mesh, not once from every other peer.
+        for p in self.replica.relay_targets(key):
+            self._send(p, msg)
         self._changed()
 
     # ------------------------------------------------------------ playing
