@@ -307,40 +307,8 @@ from allegra_lan.sim import cli  # noqa: E402
 from allegra_lan.sim.run import Result, judge, replay_command, run_seed  # noqa: E402
 from allegra_lan.sim.world import World  # noqa: E402
 
-# Findings of the simulator in the Peer / sync that are still open (the lead's to fix): each is
-# pinned below by a seed that shows it, and the sweep tells their failures apart by these
-# signatures, so that any other failure fails the sweep. Findings A to D were fixed on main;
-# their seeds are kept below as plain tests.
-FINDINGS = {
-    "F": "a peer cut off while it must act writes its own move at a seq where the others then "
-         "write a takeover; back, it never gets the takeover (catch-up asks, nobody sends)",
-    "G": "a fork split across honest peers is never found: with events relayed only over "
-         "missing links no peer meets both twins, and a `have` that shows the logs part is "
-         "only noted; the game stalls with no fork proof anywhere",
-}
-
-
-def finding(r: Result, failure: str) -> str | None:
-    """Which open finding explains one failure line of a run (None: none of them)."""
-    if r.facts.get("takeover") and any(w in failure for w in (
-            "differ at seq", "parts from the final", "did not finish")):
-        return "F"
-    if r.faults.get("forking") and not r.facts.get("fork proof") and "differ at seq" in failure:
-        return "G"
-    return None
-
-
-class FindingShows(AssertionError):
-    """A pinned seed fails exactly as its finding says (its xfail expects only this)."""
-
-
-def shows(r: Result, which: str) -> None:
-    """Raise FindingShows if every failure of the run is the finding `which`; plain
-    AssertionError (a real failure of the test) if something else failed too."""
-    assert r.failures, "the run held every invariant: the finding is fixed (drop the xfail)"
-    others = [f for f in r.failures if which not in (finding(r, f) or "")]
-    assert others == [], others
-    raise FindingShows(f"finding {which}: {r.failures[0]}")
+# Every finding of the simulator so far (A to G) was fixed on main; the seeds that showed
+# them are kept below as plain tests, each docstring saying what it was.
 
 
 def test_a_seed_replays_exactly() -> None:
@@ -350,21 +318,21 @@ def test_a_seed_replays_exactly() -> None:
            (b.events, b.steps, b.frames, b.virtual, b.failures, b.faults)
 
 
-def test_250_seeded_games_fail_only_by_the_known_findings() -> None:
+def test_250_seeded_games_hold_every_invariant() -> None:
     """250 seeds, 2 to 4 peers, every fault kind drawn across them, on 2 worker processes:
-    every invariant holds in each run, except for failures the pinned findings explain."""
+    every invariant holds in each run (a failure names the command that replays it)."""
     seeds = list(range(250))
-    rs = list(cli.results(seeds, Options(peers=(2, 4)), 2))
+    options = Options(peers=(2, 4))
+    rs = list(cli.results(seeds, options, 2))
     assert sorted(r.seed for r in rs) == seeds
     injected = {k for r in rs for k in r.faults}
     assert injected == set(FAULT_KINDS)
     checked = {k for r in rs for k in r.checks}
     assert checked >= {"no_raise", "logs", "bounded", "finished", "verify", "run", "notes",
                        "takeover"}
-    unexplained = [f"seed {r.seed}: {f.splitlines()[0]}" for r in rs for f in r.failures
-                   if finding(r, f) is None]
-    assert unexplained == []
-    assert sum(r.ok for r in rs) > 170
+    failed = [f"{replay_command(r.seed, options)}: {r.failures[0].splitlines()[0]}"
+              for r in rs if not r.ok]
+    assert failed == []
 
 
 def test_the_pending_state_checker_sees_a_flood() -> None:
@@ -419,34 +387,33 @@ def test_finding_c_no_timer_in_the_past(seed: int, options: Options) -> None:
     assert r.ok, r.failures
 
 
-@pytest.mark.xfail(strict=True, raises=FindingShows, reason="finding F: " + FINDINGS["F"])
-def test_finding_f_a_peer_back_never_gets_the_takeover_of_its_seat() -> None:
-    """Seed 217, 3 seats on 2 peers (node 0 runs seats 0 and 1), an 11.6 s partition: node 1
-    must act at seq 12 and writes its move alone; node 0, a majority, takes seat 2 over at
-    seq 12 just after the heal, before the link is back. Linked again, node 1 sends its
-    event at 12, refused ("seq 12 is already taken by another author"); nobody sends it the
-    takeover, which would supersede its move (Table.supersede). Node 0 plays to the end and
-    leaves after LINGER; node 1 waits for ever at seq 14: "node 0 and node 1 differ at seq
-    12", "node 1 did not finish". (Seed 0 with 2 peers showed the same before 2-seat tables
-    stopped taking seats over.)"""
+def test_finding_f_a_peer_back_gets_the_takeover_of_its_seat() -> None:
+    """Finding F (fixed on main, e7b2443). Seed 217, 3 seats on 2 peers (node 0 runs seats 0
+    and 1), an 11.6 s partition: node 1 must act at seq 12 and writes its move alone; node
+    0, a majority, takes seat 2 over at seq 12 just after the heal, before the link is back.
+    Linked again, node 1 sent its event at 12, refused ("seq 12 is already taken by another
+    author"), and nobody sent it the takeover that supersedes its move: both asked, neither
+    sent. Node 0 played to the end and left; node 1 waited for ever at seq 14."""
     r = run_seed(217, Options(peers=(2, 4)))
-    shows(r, "F")
+    assert r.ok, r.failures
+    assert r.facts["takeover"] >= 1
 
 
 @pytest.mark.parametrize("seed,options", [
     (54, Options(peers=(2, 4))),
     (4, Options(faults=("forking",))),
 ])
-@pytest.mark.xfail(strict=True, raises=FindingShows, reason="finding G: " + FINDINGS["G"])
-def test_finding_g_a_split_fork_is_never_found(seed: int, options: Options) -> None:
-    """Seed 54, 2 honest peers and a forking adversary: node 0 gets the adversary's event at
-    seq 36, node 1 its twin. Each is linked to the author, so neither relays it to the other
-    (relay over missing links only); their `have`s show the logs part at 36 ("peer's log
-    differs"), events at 37 are refused ("prev is not the id of the event before"), and no
-    peer ever holds both twins: no fork proof, no `fork` message (finding D's fix), and the
-    game stalls for good. Seed 4 (3 honest peers) was finding D before the relay change."""
+def test_finding_g_a_split_fork_is_found(seed: int, options: Options) -> None:
+    """Findings D and G (fixed on main, 8ab891f and e7b2443). Seed 54, 2 honest peers and a
+    forking adversary: node 0 gets the adversary's event at seq 36, node 1 its twin. Each is
+    linked to the author, so neither relayed it to the other (relay over missing links);
+    their `have`s showed the logs part at 36, events at 37 were refused ("prev is not the id
+    of the event before"), no peer held both twins and the game stalled with no proof (G).
+    Seed 4 (3 honest peers): before the relay change, the one honest peer that met both twins
+    stopped with the proof while the two others played the game to its end (D)."""
     r = run_seed(seed, options)
-    shows(r, "G")
+    assert r.ok, r.failures
+    assert r.facts["fork proof"] >= 2 and r.outcome == "stopped"
 
 
 def test_a_broken_log_fails_the_run_and_the_summary_prints_one_replay_command() -> None:

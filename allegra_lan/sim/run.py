@@ -64,7 +64,7 @@ def judge(w: World) -> Verdicts:
     v.add("no_raise", rec.errors)
     v.add("notes", rec.notes_multiline)
     v.add("bounded", rec.over_cap)
-    stranded = [n for n in w.honest_nodes() if n.stranded]
+    stranded = [n for n in w.honest_nodes() if n.stranded and not n.done]
     honest = [n for n in w.honest_nodes() if n not in stranded]
     logs = {f"node {n.index}": n.disk.events if n.peer is None else [e.signed for e in n.peer.table.events]
             for n in honest}
