@@ -270,23 +270,27 @@ class Replica:
             self.alone_from = None  # it holds all we wrote
         shown: list[Send] = []
         if seq <= mine and seq > 0 and self.table.events[seq - 1].id != head:
-            # Same seq, different history: if we went on alone, ask from there (a
-            # takeover may stand in our place)...
-            rewind = self._rewind(peer)
-            if rewind is not None:
-                return rewind
-            # ...if a takeover stands in ours, the peer went on alone (say, it came back from
-            # a crash and its bot moved before it relinked): it needs our events from the
-            # takeover on, which replace its own (finding F of the simulator: both asked, and
-            # nobody sent);
+            # Same seq, different history. If a takeover stands in ours, the peer may have
+            # gone on alone at a seat it took over (say, it came back from a crash and its
+            # bot moved before it relinked, or its moves were stalled on the way): it needs
+            # our events from the takeover on, which replace its own (finding F of the
+            # simulator: both asked, and nobody sent; seed 101671: we went alone only from
+            # the move after our takeover, asked from there, and never sent the takeover)...
             k = self._last_takeover(seq)
             if k is not None:
                 return [(peer, m) for m in self._batch(k)]
-            # ...else it is a fault, and the peer gets the event we hold there: if one author
-            # signed both, it now holds the proof of a fork (and sends it to everyone).
+            # ...if we went on alone, ask from there (a takeover may stand in our place)...
+            rewind = self._rewind(peer)
+            if rewind is not None:
+                return rewind
+            # ...else it is a fault, and the peer gets the events we hold up to there (a
+            # batch's worth): where its log parts from ours, if one author signed both events,
+            # it now holds the proof of a fork (and sends it to everyone). The logs may part
+            # a few events before the `have`'s seq (seed 100673: the twins at 28, each side's
+            # next moves at 29 and 30), so one event is not enough.
             self._fault(peer, seq - 1, f"peer's log differs from ours at or before seq {seq - 1}",
                         "diverged")
-            shown = [(peer, m) for m in self._batch(seq - 1, seq)]
+            shown = [(peer, m) for m in self._batch(max(0, seq - MAX_BATCH), seq)]
         if peer in self.peers:
             self.peers[peer] = min(seq, mine)
         if seq < mine:

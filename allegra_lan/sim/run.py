@@ -64,7 +64,11 @@ def judge(w: World) -> Verdicts:
     v.add("no_raise", rec.errors)
     v.add("notes", rec.notes_multiline)
     v.add("bounded", rec.over_cap)
-    stranded = [n for n in w.honest_nodes() if n.stranded and not n.done]
+    # Left alone (back after every other peer had left): judged by its log's prefix, unless
+    # it still got to the end or to the fork proof the others hold; one that stopped on its
+    # own after (its ceremony stalled with nobody there) is as alone as one still waiting.
+    stranded = [n for n in w.honest_nodes() if n.stranded
+                and (not n.done or n.stopped not in (None, "fork"))]
     honest = [n for n in w.honest_nodes() if n not in stranded]
     logs = {f"node {n.index}": n.disk.events if n.peer is None else [e.signed for e in n.peer.table.events]
             for n in honest}
