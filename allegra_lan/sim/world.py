@@ -125,7 +125,8 @@ class Record:
     fork_struck: bool = False
     absent_in_play: bool = False  # a seat's peer left for good while the play ran
     absent_in_setup: bool = False
-    absent_seats: int = 0  # seats whose peer is away for good
+    absent_seats: int = 0  # seats whose peer is away for good (as seated at the start)
+    absent_nodes: set[int] = field(default_factory=set)
     ended: str = ""  # why the run stopped: done, quiet, time cap, step cap, error
 
 
@@ -762,6 +763,7 @@ class World:
     def _absent(self, n: SimNode) -> None:
         """`n` is away for good (gone, or withholding everything): its seats are absent."""
         self.rec.absent_seats += len(self.sc.nodes[n.index].seats)
+        self.rec.absent_nodes.add(n.index)
         if self._in_setup():
             self.rec.absent_in_setup = True
         else:
