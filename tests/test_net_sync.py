@@ -210,17 +210,23 @@ def test_an_event_reaches_a_peer_that_only_one_other_links_to(links: tuple[tuple
     same_log(bus, names, 120)
 
 
-def test_a_gap_waits_for_the_in_flight_predecessor_then_asks() -> None:
-    """An event one ahead of our log comes from x while its predecessor is on its way from y:
-    no `have` goes out; once the predecessor is there both are taken and relayed. If it does
-    not come within GAP_WAIT, x is asked with a `have` and sends what we lack."""
-    events = a_game().table.events
+def two_linked_at_seq_10(events: list[Any]) -> tuple[bytes, bytes, Replica]:
+    """A replica holding the first 10 events, linked to x and y, with no idle `have`."""
     x, y = key_of("x"), key_of("y")
     r = Replica(Table(), idle_have=60.0)
     for e in events[:10]:
         r.table.append(e.signed)
     r.connected(x, 0.0)
     r.connected(y, 0.0)
+    return x, y, r
+
+
+def test_a_gap_waits_for_the_in_flight_predecessor_then_asks() -> None:
+    """An event one ahead of our log comes from x while its predecessor is on its way from y:
+    no `have` goes out; once the predecessor is there both are taken and relayed. If it does
+    not come within GAP_WAIT, x is asked with a `have` and sends what we lack."""
+    events = a_game().table.events
+    x, y, r = two_linked_at_seq_10(events)
     assert r.received(x, {"t": "events", "from": 11, "items": [events[11].signed]}, 1.0) == []
     assert r.table.seq == 10 and r.next_deadline() == pytest.approx(1.0 + GAP_WAIT)
     assert r.tick(1.0 + GAP_WAIT / 2) == []
@@ -414,12 +420,7 @@ def test_a_kept_event_that_does_not_fit_when_its_seq_comes_is_named() -> None:
     of its time, and the sender is told."""
     g = a_game()
     events = g.table.events
-    x, y = key_of("x"), key_of("y")
-    r = Replica(Table(), idle_have=60.0)
-    for e in events[:10]:
-        r.table.append(e.signed)
-    r.connected(x, 0.0)
-    r.connected(y, 0.0)
+    x, y, r = two_linked_at_seq_10(events)
     late = events[12]
     seat = g.table.seat_of(late.author)
     assert seat is not None

@@ -238,34 +238,35 @@ def test_a_guest_gives_up_when_the_host_sends_no_lobby() -> None:
     assert done == [Done(f"the host at 10.0.0.1:4000 sent no lobby within {HOST_TIMEOUT:g} s")]
 
 
-def test_a_guest_at_a_full_table_is_told_so_and_sends_no_sit() -> None:
+def linked_to_its_host(name: str) -> tuple[Peer, bytes, Lobby]:
+    """A guest linked to the host it dialled, and that host's lobby (the host in seat 0)."""
     peer = joining()
     peer.tick(0.0)
-    host = ident("host")
-    peer.connected(0.1, host.public, dialled_by=peer.me, remote=("10.0.0.1", 4000))
-    lobby = Lobby(TABLE, "full", ruleset_for("grande").to_dict(), 2, host.public)
-    lobby.sit(0, Claim("h", host.public, host.public, "greedy", True))
+    host = ident("host").public
+    peer.connected(0.1, host, dialled_by=peer.me, remote=("10.0.0.1", 4000))
+    lobby = Lobby(TABLE, name, ruleset_for("grande").to_dict(), 2, host)
+    lobby.sit(0, Claim("h", host, host, "greedy", True))
+    return peer, host, lobby
+
+
+def test_a_guest_at_a_full_table_is_told_so_and_sends_no_sit() -> None:
+    peer, host, lobby = linked_to_its_host("full")
     other = ident("other").public
     lobby.sit(1, Claim("o", other, other, "greedy", True))
-    out = peer.handle(0.2, host.public, lobby.to_msg())
+    out = peer.handle(0.2, host, lobby.to_msg())
     assert Done("the table has 0 free seats, not 1") in out
     assert not any(isinstance(a, Send) and a.msg["t"] == "sit" for a in out)
 
 
 def test_a_guest_asks_for_its_seat_at_its_listening_port_once_the_lobby_comes() -> None:
-    peer = joining()
-    peer.tick(0.0)
-    host = ident("host")
-    peer.connected(0.1, host.public, dialled_by=peer.me, remote=("10.0.0.1", 4000))
-    lobby = Lobby(TABLE, "open", ruleset_for("grande").to_dict(), 2, host.public)
-    lobby.sit(0, Claim("h", host.public, host.public, "greedy", True))
-    out = peer.handle(0.2, host.public, lobby.to_msg())
+    peer, host, lobby = linked_to_its_host("open")
+    out = peer.handle(0.2, host, lobby.to_msg())
     sits = [a.msg for a in out if isinstance(a, Send) and a.msg["t"] in ("sit", "ready")]
     assert [m["t"] for m in sits] == ["sit", "ready"]
     assert sits[0]["address"] == ["10.0.0.9", 4009] and sits[0]["claims"][0][0] is None
     # The second lobby (the host's answer) asks nothing again.
     assert not any(isinstance(a, Send) and a.msg["t"] == "sit"
-                   for a in peer.handle(0.3, host.public, lobby.to_msg()))
+                   for a in peer.handle(0.3, host, lobby.to_msg()))
 
 
 def test_the_same_seed_gives_the_same_game_and_another_seed_another() -> None:

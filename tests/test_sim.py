@@ -507,3 +507,13 @@ def test_a_bad_argument_is_one_line_and_exit_2(args: list[str], says: str) -> No
     assert p.returncode == 2 and p.stdout == ""
     assert len(p.stderr.splitlines()) == 1 and says in p.stderr
     assert p.stderr.startswith("python -m allegra_lan.sim: error: ")
+
+
+def test_a_peer_gone_with_a_seat_it_took_over_counts_both_seats_as_absent() -> None:
+    """Seed 5163 (4 seats, a partition, then node 0 gone for good): node 0 had taken seat 3
+    over while its peer was cut off, so it wrote for two seats when it went, and 2 of 4 is
+    not a majority: the game must wait, and does. The checker counted only the seat node 0
+    sat in, expected a takeover and a finished game, and failed the run."""
+    r = run_seed(5163)
+    assert r.ok, r.failures
+    assert r.facts["takeover"] >= 1

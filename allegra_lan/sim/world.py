@@ -735,10 +735,12 @@ class World:
                 n.cut_mid = f.duration
                 self.clock.at(now + 5.0, self._cut_late, n, n.incarnation)
                 return
+            # The seats it writes for now (a takeover may have given it more than it sat in).
+            held = len(n.peer.players) if n.peer is not None and n.peer.players else None
             self._down(n, power=kind != "kill")
             if kind == "gone":
                 n.gone = True
-                self._absent(n)
+                self._absent(n, held)
             else:
                 self.active += 1
                 self.clock.at(now + f.duration, self._restart, n)
@@ -760,9 +762,11 @@ class World:
                 n.cut_mid = None
                 self.active -= 1
 
-    def _absent(self, n: SimNode) -> None:
-        """`n` is away for good (gone, or withholding everything): its seats are absent."""
-        self.rec.absent_seats += len(self.sc.nodes[n.index].seats)
+    def _absent(self, n: SimNode, held: int | None = None) -> None:
+        """`n` is away for good (gone, or withholding everything): its seats are absent
+        (`held`: how many it wrote for when it went, if known; else those it sat in; the
+        judge also counts, at the end, the seats the others see it run)."""
+        self.rec.absent_seats += held if held is not None else len(self.sc.nodes[n.index].seats)
         self.rec.absent_nodes.add(n.index)
         if self._in_setup():
             self.rec.absent_in_setup = True
