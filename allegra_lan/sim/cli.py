@@ -254,7 +254,11 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout, err: TextI
     try:
         for r in results(seeds, options, args.jobs):
             rs.append(r)
-            failed += not r.ok
+            if not r.ok:  # at once, so a run cut short still names what failed
+                failed += 1
+                err.write(("\r" if bar.tty else "") + f"FAIL seed {r.seed}: "
+                          f"{r.failures[0].splitlines()[0][:200]} (replay: "
+                          f"{replay_command(r.seed, options)} -v)\n")
             bar.update(len(rs), failed)
     except KeyboardInterrupt:
         err.write(f"\ninterrupted after {len(rs)} games\n")

@@ -84,15 +84,17 @@ def check_logs(logs: dict[str, Sequence[bytes]], forks: dict[str, tuple[bytes, b
 
 def check_prefix(name: str, log: Sequence[bytes], full: Sequence[bytes]) -> list[str]:
     """A peer that left for good agrees with the final log as far as both go, or parts from
-    it where a takeover stands in the final log (events its seats wrote alone). It may hold
-    more events than the others: its last ones may never have left its machine."""
+    it where a takeover stands in either log (the side without it wrote its own seats' events
+    alone: a majority that took a seat over may itself be gone since). It may hold more events
+    than the others: its last ones may never have left its machine."""
     for i, ev in enumerate(log[:len(full)]):  # more events than the others: never sent, or lost
         if ev != full[i]:
-            try:
-                if decode_event(full[i]).kind == TAKEOVER:
-                    return []
-            except EventError:
-                pass
+            for raw in (full[i], ev):  # a takeover on either side: the other went on alone
+                try:
+                    if decode_event(raw).kind == TAKEOVER:
+                        return []
+                except EventError:
+                    pass
             return [f"{name}'s log parts from the final one at seq {i}"]
     return []
 

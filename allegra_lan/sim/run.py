@@ -105,7 +105,14 @@ def judge(w: World) -> Verdicts:
                          and getattr(a, "on", False) for a in _attacks(w))
     # A takeover needs the seats that stay to be more than half of the table (net/takeover.py
     # seats_to_take): with fewer, the game waits for the absent player, as it must.
-    quorum = 2 * (sc.players - rec.absent_seats) > sc.players
+    # The seats they run at the end count (a takeover may have given them more).
+    absent_seats = rec.absent_seats
+    for n in honest:
+        if n.peer is not None and n.peer.lobby is not None:
+            gone_keys = {w.nodes[i].key for i in rec.absent_nodes}
+            absent_seats = max(absent_seats, sum(1 for k in n.peer.runners().values()
+                                                 if k in gone_keys))
+    quorum = 2 * (sc.players - absent_seats) > sc.players
     must_finish = (not rec.fork_struck and not moves_withheld
                    and (not absent or (sc.takeover > 0 and quorum and not rec.absent_in_setup)))
     outcomes = []

@@ -125,7 +125,8 @@ class Record:
     fork_struck: bool = False
     absent_in_play: bool = False  # a seat's peer left for good while the play ran
     absent_in_setup: bool = False
-    absent_seats: int = 0  # seats whose peer is away for good
+    absent_seats: int = 0  # seats whose peer is away for good (as seated at the start)
+    absent_nodes: set[int] = field(default_factory=set)
     ended: str = ""  # why the run stopped: done, quiet, time cap, step cap, error
 
 
@@ -763,8 +764,10 @@ class World:
 
     def _absent(self, n: SimNode, held: int | None = None) -> None:
         """`n` is away for good (gone, or withholding everything): its seats are absent
-        (`held`: how many it wrote for when it went, if known; else those it sat in)."""
+        (`held`: how many it wrote for when it went, if known; else those it sat in; the
+        judge also counts, at the end, the seats the others see it run)."""
         self.rec.absent_seats += held if held is not None else len(self.sc.nodes[n.index].seats)
+        self.rec.absent_nodes.add(n.index)
         if self._in_setup():
             self.rec.absent_in_setup = True
         else:
