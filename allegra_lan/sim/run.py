@@ -53,6 +53,9 @@ class Result:
     facts: Counter[str] = field(default_factory=Counter)
 
 
+SETUP_GAVE_UP = tuple(f"did not send its {stage}" for stage in ("accept", "commit", "reveal"))
+
+
 def replay_command(seed: int, options: Options) -> str:
     return " ".join(["python -m allegra_lan.sim", "--seed", str(seed), *options.args()])
 
@@ -69,6 +72,14 @@ def judge(w: World) -> Verdicts:
     # own after (its ceremony stalled with nobody there) is as alone as one still waiting.
     stranded = [n for n in w.honest_nodes() if n.stranded
                 and (not n.done or n.stopped not in (None, "fork"))]
+    # A peer whose ceremony timed out gave the start up and left (net/peer/core.py
+    # `_note_pause`); the others may still have got every setup event in time and play on,
+    # and later give its seats to bots. It is judged as a peer that left: its log is a prefix
+    # of the final one (finding H: an agreed abort would need an event in the log; for now
+    # the peer that gives up is the one that leaves, docs/simulation.md).
+    stranded += [n for n in w.honest_nodes() if n not in stranded and n.done
+                 and (n.stopped or "").endswith(SETUP_GAVE_UP) and any(
+                     o.done and o.stopped is None for o in w.honest_nodes())]
     honest = [n for n in w.honest_nodes() if n not in stranded]
     logs = {f"node {n.index}": n.disk.events if n.peer is None else [e.signed for e in n.peer.table.events]
             for n in honest}
