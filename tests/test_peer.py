@@ -381,3 +381,40 @@ def test_a_peer_that_finds_a_fork_sends_the_proof_and_a_peer_that_gets_it_stops(
     sent = [a for a in out if isinstance(a, Send) and a.msg["t"] == "fork"]
     assert len(kept) == 1 and (kept[0].first, kept[0].second) == tuple(sorted((last.signed, twin)))
     assert {a.peer for a in sent} == {peer.me, third} and other.over and other.stopped == "fork"
+
+
+def test_the_trio_shell_fsyncs_what_it_wrote_without_fsync_within_a_second(tmp_path: Any) -> None:
+    """A bot's events go out before their fsync (Persist.sync False), but the trio shell
+    fsyncs them at most SYNC_EVERY later, so a power cut takes little even when no other
+    peer is left to restore it. A real Node, alone at its table (every seat its bots')."""
+    import trio
+
+    from allegra_lan.net.node import SYNC_EVERY, Node
+
+    peer = alone("grande", 2, seed="sync")
+    peer.pace = 0.05
+    node = Node(peer, "127.0.0.1", pin=None, games_dir=tmp_path, say=lambda _: None)
+    seen: list[tuple[float, int]] = []
+
+    async def main() -> None:
+        async with trio.open_nursery() as n:
+            n.start_soon(node.run)
+            with trio.fail_after(120):
+                while not node.done.is_set():
+                    if node.writer is not None:
+                        seen.append((trio.current_time(), node.writer.unsynced))
+                    await trio.sleep(0.02)
+
+    trio.run(main)
+    assert peer.finished() and node.writer is not None
+    waiting = [u for _, u in seen if u]
+    assert waiting, "no event was written without its fsync"
+    # Every run of samples with lines waiting ends with a fsync: none lasts much past SYNC_EVERY.
+    start = None
+    longest = 0.0
+    for t, u in seen:
+        if u and start is None:
+            start = t
+        elif not u and start is not None:
+            longest, start = max(longest, t - start), None
+    assert 0 < longest <= SYNC_EVERY + 2.0, longest  # (+2 s: a loaded machine wakes late)
