@@ -124,6 +124,13 @@ class Attack:
         return sorted(k for k in self.node.conns if k in self.world.by_key
                       and self.world.by_key[k].honest)
 
+    def target(self) -> bytes | None:
+        """One honest peer to strike at, when it is time to strike and one is linked."""
+        if not self.ready():
+            return None
+        links = self.honest_links()
+        return links[self.rng.randrange(len(links))] if links else None
+
     def inject(self, to: bytes, frame: bytes) -> None:
         self.world.send_frame(self.node.index, to, frame)
 
@@ -190,12 +197,9 @@ class Oversized(Attack):
     kind = "oversized"
 
     def after_input(self) -> None:
-        if not self.ready():
+        to = self.target()
+        if to is None:
             return
-        links = self.honest_links()
-        if not links:
-            return
-        to = links[self.rng.randrange(len(links))]
         p = self.node.peer
         assert p is not None
         if self.rng.random() < 0.5:
@@ -210,12 +214,9 @@ class Flooding(Attack):
     kind = "flooding"
 
     def after_input(self) -> None:
-        if not self.ready():
+        to = self.target()
+        if to is None:
             return
-        links = self.honest_links()
-        if not links:
-            return
-        to = links[self.rng.randrange(len(links))]
         p = self.node.peer
         assert p is not None
         frame = encode_message(self.rng.choice(({"t": "ping"}, p.replica.have())))
