@@ -418,3 +418,60 @@ def test_the_trio_shell_fsyncs_what_it_wrote_without_fsync_within_a_second(tmp_p
         elif not u and start is not None:
             longest, start = max(longest, t - start), None
     assert 0 < longest <= SYNC_EVERY + 2.0, longest  # (+2 s: a loaded machine wakes late)
+
+
+def two_peers_in_play(players: int) -> tuple[Peer, list[bytes], float]:
+    """A host and players-1 guests (one bot seat each), wired by hand on one clock, played
+    until it is the last guest's turn in the play; the host's view, the guests' keys, now."""
+    host = Peer.host(ident("p-host"), variant="grande", players=players, table_name="p",
+                     seats=[SeatSpec("h", "random")], table_id=TABLE, entropy=entropy("p-host"),
+                     takeover=120, options={"rounds": 1})
+    guests = [Peer.guest(ident(f"p-guest{i}"), host=("10.0.0.1", 4000), table_id=TABLE,
+                         seats=[SeatSpec(f"g{i}", "random")], entropy=entropy(f"p-guest{i}"))
+              for i in range(1, players)]
+    peers = {p.me: p for p in [host, *guests]}
+    for i, p in enumerate(peers.values()):
+        p.listening(0.0, f"10.0.0.{i + 1}", 4000 + i)
+    wire: list[tuple[bytes, bytes, Any]] = []
+    now = 0.0
+
+    def take(src: Peer, actions: list[Action]) -> None:
+        for a in actions:
+            if isinstance(a, Send):
+                wire.append((src.me, a.peer, a.msg))
+            elif isinstance(a, Dial):
+                dst = host if a.peer is None else peers[a.peer]
+                take(src, src.connected(now, dst.me, dialled_by=src.me, remote=None))
+                take(dst, dst.connected(now, src.me, dialled_by=src.me, remote=("10.0.0.9", 5000)))
+
+    last = guests[-1].me
+    for _ in range(20_000):
+        now += 0.01
+        for p in peers.values():
+            take(p, p.tick(now))
+        while wire:
+            src, dst, msg = wire.pop(0)
+            take(peers[dst], peers[dst].handle(now, src, msg))
+            t = host.table
+            if t.stage() == "play" and host.runners().get(t.next_author() or 0) == last:
+                return host, [g.me for g in guests], now
+    raise AssertionError("never the last guest's turn")
+
+
+@pytest.mark.parametrize("players,promise", [(2, False), (3, True)])
+def test_a_pause_note_promises_a_takeover_only_where_one_can_happen(players: int, promise: bool) -> None:
+    """A 2-seat table cannot give a seat away (the seats that stay must be more than half):
+    the note about a player whose link is gone says the game waits, not that a bot may take
+    the seat after 120 s (seen in tmux: the guest's screen promised a takeover that never
+    comes). At 3 seats it may, and the note says so."""
+    host, guests, now = two_peers_in_play(players)
+    host.disconnected(now, guests[-1], "gone")
+    notes: list[str] = []
+    for dt in (5.5, 10.5, 15.5):
+        for g in guests[:-1]:  # the other guests are still there, and say so
+            host.handle(now + dt, g, {"t": "ping"})
+        notes += [a.text for a in host.tick(now + dt) if isinstance(a, Note)]
+    waits = [n for n in notes if "disconnected for" in n]
+    assert waits, notes
+    assert all(("may let a bot take" in n) is promise for n in waits), waits
+    assert all(("the game waits for its player" in n) is not promise for n in waits), waits

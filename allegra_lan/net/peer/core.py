@@ -752,10 +752,17 @@ class Peer(Lobbying, Playing, TakingOver):
                       f"within {config.SETUP_TIMEOUT:g} s")
             self._finish(f"{name} did not send its {stage}")
             return
-        connected = self.runners().get(seat) in self.links
+        run = self.runners()
+        connected = run.get(seat) in self.links
         later = ""
         if not connected and self.lobby.takeover and stage == "play":
-            later = f"; the others may let a bot take the seat after {self.lobby.takeover} s away"
+            present = self._present()
+            away = sum(1 for owner in run.values() if owner not in present)
+            if 2 * (self.table.players - away) > self.table.players:  # net/takeover.py
+                later = f"; the others may let a bot take the seat after {self.lobby.takeover} s away"
+            else:
+                later = ("; too few seats are here to let a bot take it (more than half must "
+                         "stay): the game waits for its player")
         self._say(f"waiting for {name} (seat {seat}): "
                   + ("thinking" if connected else "disconnected")
                   + f" for {waited:.0f} s{later}")
