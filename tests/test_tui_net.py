@@ -62,10 +62,10 @@ class BotPeer:
 
 
 def hosting(games: Path, name: str, table: str, *, variant: str, players: int,
-            takeover: int = 0) -> Want:
+            takeover: int = 0, rounds: int = 1) -> Want:
     return Want(LOOPBACK, name, games, host={"variant": variant, "players": players, "bots": [],
                                              "table": table, "takeover": takeover, "spectators": False,
-                                             "options": {"rounds": 1}})
+                                             "options": {"rounds": rounds}})
 
 
 def same_log(games: Path, peer: BotPeer) -> Path:
@@ -326,7 +326,8 @@ def test_allegra_knocks_at_a_networked_table_in_the_client(tmp_path: Path) -> No
     table = unique_table("tuiknock")
     games = tmp_path / "host"
     client = NetClient(Identity.from_seed(b"tui-net-knock" * 2),
-                       hosting(games, "dee", table, variant="allegra", players=3), Pace(bot=0, knock=None))
+                       hosting(games, "dee", table, variant="allegra", players=3, rounds=3),
+                       Pace(bot=0, knock=None))  # 3 rounds: enough deck draws for a knock to give to
     seen: list[Person] = []
 
     with BotPeer(tmp_path / "guest", table, "greedy") as guest:
