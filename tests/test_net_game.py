@@ -201,7 +201,7 @@ def test_cli_pin_keeps_out_a_wrong_or_missing_pin_and_lets_the_right_one_play(cl
     host = clis.start("host", _host_args(table, "grande", 2, "--pin", "1234"))
     _wait_open(host, table)
 
-    listed = parse_games(_games(clis, "games").stdout(), table)
+    _, listed = _listed(clis, "games", table, 1)
     assert listed is not None and listed.pin and (listed.taken, listed.total) == (1, 2)
 
     wrong = clis.start("wrong", _join_args(table, "--pin", "9999", "--name", "intruder"))
