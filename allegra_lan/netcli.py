@@ -69,24 +69,21 @@ def _address(text: str) -> tuple[str, int]:
     return host, number
 
 
-def _takeover(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number of seconds: {text!r}") from None
-    if not 0 <= v <= 3600:
-        raise argparse.ArgumentTypeError("must be 0 to 3600 seconds")
-    return v
+def _whole(unit: str, lo: int, hi: int) -> Callable[[str], int]:
+    """An argparse type: a whole number of `unit` from `lo` to `hi`, or one line saying why not."""
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number of {unit}: {text!r}") from None
+        if not lo <= v <= hi:
+            raise argparse.ArgumentTypeError(f"must be {lo} to {hi} {unit}")
+        return v
+    return parse
 
 
-def _rounds(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number of rounds: {text!r}") from None
-    if not 1 <= v <= 20:
-        raise argparse.ArgumentTypeError("must be 1 to 20 rounds")
-    return v
+_takeover = _whole("seconds", 0, 3600)
+_rounds = _whole("rounds", 1, 20)
 
 
 def _pace(text: str) -> float:

@@ -270,7 +270,7 @@ class Peer(Lobbying, Playing, TakingOver):
             self._out.append(Close(key, "too many peers without a seat"))
             return self._end()
         replaced = key in self.links
-        self.links[key] = LinkState(dialled_by, remote, opened=now, heard=now, pinged=now, last=now)
+        self.links[key] = LinkState(dialled_by, remote, heard=now, pinged=now, last=now)
         if not replaced:
             self._say(f"connected to {fingerprint(key)}")
         self._deliver(self.replica.connected(key, now))

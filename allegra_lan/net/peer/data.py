@@ -49,7 +49,6 @@ class LinkState:
     # Where the connection comes from (the socket's peer address): the host seats a guest
     # at this IP, never at one the guest names (a stranger could name any).
     remote: tuple[str, int] | None
-    opened: float
     heard: float  # when its last frame arrived (or the link opened)
     pinged: float
     spoke: bool = False  # whether any frame came yet

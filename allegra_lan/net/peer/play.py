@@ -92,7 +92,6 @@ class Playing:
         """Write the next event of one of our seats if it is theirs to write now; whether
         one was written (the caller looks again: our next seat may follow at once)."""
         t = self.table
-        self._decided_in_knock_window = False
         if t.genesis is None:
             lobby = self.lobby
             if lobby is not None and lobby.host == self.me and lobby.all_ready():
