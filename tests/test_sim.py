@@ -530,3 +530,36 @@ def test_findings_of_the_long_run_stay_fixed(seed: int) -> None:
     takeover; the other side waited for ever at 86."""
     r = run_seed(seed)
     assert r.ok, r.failures
+
+
+def test_a_consent_to_a_proposer_gone_for_good_is_released() -> None:
+    """Seed 106420 (3 seats): node 0 gathered node 2's consent, wrote the takeover of seat 2
+    and lost power for good before the frame left. Node 2's promise barred seat 2's own moves
+    at that seq, and nothing ever released it: when seat 2's peer came back, its moves were
+    refused for ever. A consent now lapses once its proposer has been away RELEASE_AFTER."""
+    r = run_seed(106420, verbose=True)
+    assert r.ok, r.failures
+    assert r.outcome == "finished"
+    assert any("released the consent to let bots play p1 (seat 2)" in line for line in r.trace)
+
+
+def test_an_end_no_majority_confirmed_is_not_reported_as_the_end() -> None:
+    """Seed 102136 (3 seats, node 0 runs two): a partition cut node 1 off just as its seat's
+    moves ended the game. It lingered, heard nothing, and said "finished", while node 0 (2 of
+    3 seats) took its seat over at that seq and finished another ending: two replays, both
+    "finished", different results. Node 1 now stops with the end in doubt (exit 1 in the
+    CLI), and is judged by its log's prefix."""
+    r = run_seed(102136, verbose=True)
+    assert r.ok, r.failures
+    assert r.facts["takeover"] >= 1
+    assert any("node 1 done (stopped: the end was never confirmed by" in line
+               and "who runs 2 of 3 seats" in line for line in r.trace)
+
+
+def test_a_peer_the_adversary_leaves_alone_is_judged_by_its_prefix() -> None:
+    """Seed 103094 (a checker finding): the honest peer's only other peer was the adversary,
+    which finished and left while the honest one was down; the checker marked peers left
+    alone only when an honest peer left, and failed the run for a game nobody could finish."""
+    r = run_seed(103094)
+    assert r.ok, r.failures
+    assert r.facts["stranded"] == 1

@@ -28,6 +28,7 @@ from .lobby import Lobby
 
 ASK_AGAIN = 2.0  # seconds between the proposer's repeated asks (a peer may have been catching up)
 GIVE_UP = 15.0  # seconds after which an unfinished agreement is called off (tried again later)
+RELEASE_AFTER = 2 * GIVE_UP  # seconds a consent outlives its proposer's last word (see `Promise`)
 
 
 @dataclass
@@ -57,7 +58,16 @@ class Proposal:
 
 @dataclass(frozen=True)
 class Promise:
-    """A consent we gave: to whom, for which seq and seats."""
+    """A consent we gave: to whom, for which seq and seats.
+
+    The proposer may have gathered every consent and written the takeover, so we keep the
+    promise while it may still come: through a restart (it fsyncs the takeover before it
+    sends it), a stall or a partition. A proposer gone for good would hold the game for
+    ever (simulator seed 106420: it wrote the takeover and lost power before the frame left;
+    the taken seat's peer came back, and its moves were refused for good), so a promise
+    whose proposer has been away RELEASE_AFTER since its last word is released. What that
+    costs: a proposer that comes back later still with an undelivered takeover finds the
+    table gone on without it (its log parts from theirs, and it says so)."""
 
     proposer: bytes
     seq: int
@@ -127,4 +137,4 @@ def why_not(table: Table, run: dict[int, bytes], present: Collection[bytes],
 
 
 __all__ = ["Proposal", "Promise", "runners", "seats_to_take", "proposer", "parse_ask", "why_not",
-           "ASK_AGAIN", "GIVE_UP"]
+           "ASK_AGAIN", "GIVE_UP", "RELEASE_AFTER"]

@@ -7,6 +7,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
+from ..net.peer.core import UNCONFIRMED
 from ..rules import to_act
 from ..table import TAKEOVER
 from .invariants import (
@@ -80,6 +81,11 @@ def judge(w: World) -> Verdicts:
     stranded += [n for n in w.honest_nodes() if n not in stranded and n.done
                  and (n.stopped or "").endswith(SETUP_GAVE_UP) and any(
                      o.done and o.stopped is None for o in w.honest_nodes())]
+    # A peer that finished cut off from a majority that never confirmed its end says so and
+    # stops (net/peer/core.py `_doubt_the_end`): the majority may have taken its seats over and
+    # finished another ending (seed 102136), so it too is judged by its log's prefix.
+    stranded += [n for n in w.honest_nodes() if n not in stranded and n.done
+                 and (n.stopped or "").startswith(UNCONFIRMED)]
     honest = [n for n in w.honest_nodes() if n not in stranded]
     logs = {f"node {n.index}": n.disk.events if n.peer is None else [e.signed for e in n.peer.table.events]
             for n in honest}

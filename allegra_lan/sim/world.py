@@ -865,15 +865,17 @@ class World:
         for key, conn in list(n.conns.items()):
             self.net.finish(conn, n.index, "the peer left")
         n.conns = {}
-        if n.honest:
-            for o in self.nodes:
-                if o is n or not o.honest or o.done or o.gone:
-                    continue
-                away = not o.alive or not self.net.reachable(n.index, o.index)
-                # Back from a fault too late: the peer that leaves waited LINGER for it.
-                late = n.key not in o.conns and self.clock.now - o.disturbed <= LINGER + DIAL_TIMEOUT
-                if away or late:
-                    o.stranded = True
+        # Any peer that leaves may strand one: an adversary that plays on honestly enough to
+        # finish is the only other peer an honest one has (seed 103094: it finished and left
+        # while the honest peer was down).
+        for o in self.nodes:
+            if o is n or not o.honest or o.done or o.gone:
+                continue
+            away = not o.alive or not self.net.reachable(n.index, o.index)
+            # Back from a fault too late: the peer that leaves waited LINGER for it.
+            late = n.key not in o.conns and self.clock.now - o.disturbed <= LINGER + DIAL_TIMEOUT
+            if away or late:
+                o.stranded = True
         nodes = self.honest_nodes()
         if nodes and all(o.done for o in nodes):
             self.stop("done")

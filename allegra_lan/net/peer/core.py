@@ -56,6 +56,8 @@ from .lobby import Lobbying
 from .play import Playing
 from .takeover import TakingOver
 
+UNCONFIRMED = "the end was never confirmed"  # how a stop for lack of confirmation begins
+
 # Message type -> the Peer method that handles it (its schema: net/messages.py).
 HANDLERS: dict[str, str] = {
     "have": "_on_gossip", "events": "_on_gossip", "refused": "_on_gossip", "links": "_on_gossip",
@@ -682,13 +684,30 @@ class Peer(Lobbying, Playing, TakingOver):
         final = self.table.seq
         others = (self.lobby.owners() if self.lobby and not self.spectator else set()) - {self.me}
         # A stopped game (a fork, an aborted start) has a peer that will never confirm.
-        confirmed = self.stopped is None and all(
-            self.replica.confirmed.get(k, -1) >= final for k in others)
+        unconfirmed = {k for k in others if self.replica.confirmed.get(k, -1) < final}
+        confirmed = self.stopped is None and not unconfirmed
         if confirmed or self._now >= self._leave_at:
+            if self.stopped is None and unconfirmed:
+                self._doubt_the_end(unconfirmed)
             self.gone = True
             self._out.append(Done(self.stopped))
         else:
             self._timer(self._leave_at)
+
+    def _doubt_the_end(self, unconfirmed: set[bytes]) -> None:
+        """LINGER ran out with peers that never said they hold our end. If they run more than
+        half the seats they may have given ours to bots meanwhile (a partition: simulator seed
+        102136) and finished another game: ours is then not the end, and we must not say it
+        is. Fewer can take no seat over (net/takeover.py), so our end stands."""
+        run = self.runners()
+        theirs = sum(1 for k in run.values() if k in unconfirmed)
+        if 2 * theirs <= self.table.players:
+            return
+        names = ", ".join(sorted(fingerprint(k) for k in unconfirmed))
+        runs = "who runs" if len(unconfirmed) == 1 else "who run"
+        self.stopped = (f"{UNCONFIRMED} by {names}, {runs} {theirs} of {self.table.players} "
+                        "seats: enough to give this peer's to bots while it was cut off")
+        self._say(f"the game ended here, but {self.stopped} (so this result is in doubt)")
 
     def _stop_for_fork(self) -> None:
         """DESIGN.md: keep both events as the proof, show it, stop the game."""

@@ -11,7 +11,7 @@ from ...log.takeover import ConsentError, check_consent, sign_consent
 from ...table import TAKEOVER
 from ..actions import SaveSeats
 from ..takeover import (
-    ASK_AGAIN, GIVE_UP, Promise, Proposal, parse_ask, proposer, seats_to_take, why_not,
+    ASK_AGAIN, GIVE_UP, RELEASE_AFTER, Promise, Proposal, parse_ask, proposer, seats_to_take, why_not,
 )
 from . import config
 from .data import SeatPlayer
@@ -33,6 +33,7 @@ class TakingOver:
 
     def _consider_takeover(self: Peer) -> None:
         """Propose, ask again or give up a takeover as its time comes."""
+        self._release_promises()
         lobby, table = self.lobby, self.table
         if lobby is None or not lobby.takeover or self.spectator or table.stage() != "play":
             return
@@ -62,6 +63,27 @@ class TakingOver:
             return
         self._propose(taken, now)
         self._timer(now + ASK_AGAIN)
+
+    def _release_promises(self: Peer) -> None:
+        """Release a consent whose proposer has been away RELEASE_AFTER (see `Promise`)."""
+        now, present = self._now, self._present()
+        for seq, promise in list(self.promises.items()):
+            if promise.proposer in present:
+                continue
+            due = self.heard.get(promise.proposer, now) + RELEASE_AFTER
+            if now < due:
+                self._timer(due)
+                continue
+            self._release(seq)
+            self._say(f"released the consent to let bots play "
+                      f"{self._seat_names([s for s, _ in promise.seats])}: "
+                      f"{fingerprint(promise.proposer)}, who asked, has been away for "
+                      f"{RELEASE_AFTER:g} s")
+
+    def _release(self: Peer, seq: int) -> None:
+        del self.promises[seq]
+        self.replica.barred.pop(seq, None)
+        self._broadcast(self.replica.have())  # a move we held back may come again
 
     def _propose(self: Peer, taken: list[int], now: float) -> None:
         table = self.table
@@ -200,6 +222,4 @@ class TakingOver:
         elif t == "takeover_off":
             promise = self.promises.get(seq)
             if promise is not None and promise.proposer == key:
-                del self.promises[seq]
-                self.replica.barred.pop(seq, None)
-                self._broadcast(self.replica.have())  # a move we held back may come again
+                self._release(seq)
