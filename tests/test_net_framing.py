@@ -8,6 +8,7 @@ from typing import Any, Awaitable, Callable
 import msgpack
 import pytest
 import trio
+from hypothesis import given, settings, strategies as st
 
 from allegra_lan.log.codec import encode
 from allegra_lan.log.envelope import MAX_EVENT
@@ -19,6 +20,7 @@ from allegra_lan.net.framing import (
     FrameError,
     FrameTimeout,
     FrameTruncated,
+    decode_frame,
     encode_frame,
 )
 
@@ -487,3 +489,34 @@ def test_a_send_cancelled_mid_frame_leaves_the_stream_refusing_sends() -> None:
         await server.aclose()
 
     run(test)
+
+
+# ---------------------------------------------------------------- one frame, no stream
+
+
+def test_one_frame_decodes_as_the_stream_reads_it() -> None:
+    """The one-frame decoder (the simulator's) is the stream's parser: same message, and the
+    same reasons for a frame it refuses."""
+    msg = {"t": "have", "seq": 3, "head": b"\x01" * 32}
+    assert decode_frame(encode_frame(msg)) == msg
+    with pytest.raises(FrameError, match="over the 65536 limit"):
+        decode_frame(HEADER.pack(MAX_FRAME + 1))
+    with pytest.raises(FrameError, match="empty frame"):
+        decode_frame(HEADER.pack(0))
+    with pytest.raises(FrameError, match="ended before its length said"):
+        decode_frame(encode_frame(msg)[:-1])
+    with pytest.raises(FrameError, match="2 bytes after the end of the frame"):
+        decode_frame(encode_frame(msg) + b"\x00\x00")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=200) | st.builds(lambda b: HEADER.pack(len(b)) + b, st.binary(max_size=200)))
+def test_one_frame_decoder_refuses_anything_with_a_frame_error(data: bytes) -> None:
+    """Arbitrary bytes (and arbitrary bodies behind a true length): a message map, or a
+    FrameError naming what is wrong; nothing else escapes."""
+    try:
+        msg = decode_frame(data)
+    except FrameError as e:
+        assert str(e)
+    else:
+        assert isinstance(msg, dict) and isinstance(msg.get("t"), str)

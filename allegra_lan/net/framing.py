@@ -116,6 +116,41 @@ def encode_frame(msg: dict[str, Any], *, max_frame: int = MAX_FRAME) -> bytes:
     return HEADER.pack(len(body)) + body
 
 
+def take_frame(buf: bytearray, max_frame: int = MAX_FRAME) -> dict[str, Any] | None:
+    """The first whole message in `buf` (its bytes are removed), or None while it is
+    incomplete. The length is judged before the body is waited for. This is the one frame
+    parser: the trio stream below and the simulator (sim/wire.py) both read through it, so a
+    simulated peer refuses a frame with the very reason a real one gives."""
+    if len(buf) < HEADER.size:
+        return None
+    size = HEADER.unpack_from(buf)[0]
+    if size > max_frame:
+        raise FrameError(f"frame of {size} bytes is over the {max_frame} limit")
+    if size == 0:
+        raise FrameError("empty frame (length 0)")
+    end = HEADER.size + size
+    if len(buf) < end:
+        return None
+    body = bytes(buf[HEADER.size:end])
+    del buf[:end]
+    try:
+        value = decode(body, max_size=max_frame)
+    except CodecError as e:
+        raise FrameError(f"malformed frame: {e}") from None
+    return check_message(value)
+
+
+def decode_frame(frame: bytes, max_frame: int = MAX_FRAME) -> dict[str, Any]:
+    """The message in exactly one frame's bytes (FrameError if they are not one whole frame)."""
+    buf = bytearray(frame)
+    msg = take_frame(buf, max_frame)
+    if msg is None:
+        raise FrameError("the frame ended before its length said")
+    if buf:
+        raise FrameError(f"{len(buf)} bytes after the end of the frame")
+    return msg
+
+
 class FramedStream:
     """Messages over a trio Stream: `send` whole frames, `receive` whole frames.
 
@@ -198,27 +233,11 @@ class FramedStream:
         return f"{len(self._buffer) - HEADER.size} of {need} bytes"
 
     def _take_frame(self) -> dict[str, Any] | None:
-        """A whole message out of the buffer, or None while it is incomplete; checks the length first."""
-        buf = self._buffer
-        if len(buf) < HEADER.size:
-            return None
-        size = HEADER.unpack_from(buf)[0]
-        if size > self.max_frame:
-            raise FrameError(f"frame of {size} bytes is over the {self.max_frame} limit")
-        if size == 0:
-            raise FrameError("empty frame (length 0)")
-        end = HEADER.size + size
-        if len(buf) < end:
-            return None
-        body = bytes(buf[HEADER.size:end])
-        del buf[:end]
-        if buf:  # the next frame began in the same chunk
+        """A whole message out of the buffer, or None while it is incomplete."""
+        msg = take_frame(self._buffer, self.max_frame)
+        if msg is not None and self._buffer:  # the next frame began in the same chunk
             self._frame_started = self._last_arrival
-        try:
-            value = decode(body, max_size=self.max_frame)
-        except CodecError as e:
-            raise FrameError(f"malformed frame: {e}") from None
-        return check_message(value)
+        return msg
 
     async def _fill(self) -> None:
         """Read more bytes; a partial frame must finish within `frame_timeout` of its first byte."""

@@ -1,8 +1,8 @@
 """Frames as bytes: what goes over a simulated connection is what goes over a real one.
 
 Every message a simulated peer sends is encoded by `framing.encode_frame` (the
-canonical codec) and decoded on arrival by the trio shell's own frame reader
-(`FramedStream._take_frame`, fed the frame's bytes), so a value the codec would
+canonical codec) and decoded on arrival by the trio shell's own frame parser
+(`framing.take_frame`, through `framing.decode_frame`), so a value the codec would
 refuse, an oversize header or a body that is not msgpack reaches
 `Peer.refused_frame` with the very reason the real shell gives. Adversaries
 build raw bytes here too (a header that lies, a body that is not a map).
@@ -13,31 +13,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..log.codec import encode
-from ..net.framing import HEADER, MAX_FRAME, FramedStream, FrameError, encode_frame
+from ..net import framing
+from ..net.framing import HEADER, MAX_FRAME, FrameError, encode_frame
 
 __all__ = ["FrameError", "encode_message", "decode_frame", "raw_frame", "oversize_header",
            "MAX_FRAME"]
-
-
-class _Reader:
-    """One FramedStream used only for its frame parser (no stream, no trio run needed)."""
-
-    def __init__(self) -> None:
-        self.fs = FramedStream(None, max_frame=MAX_FRAME)  # type: ignore[arg-type]
-
-    def decode(self, frame: bytes) -> dict[str, Any]:
-        fs = self.fs
-        fs._buffer[:] = frame
-        try:
-            msg = fs._take_frame()
-        finally:
-            fs._buffer.clear()
-        if msg is None:  # a frame that ends before its header says: a truncated frame
-            raise FrameError("the frame ended before its length said", fault=True)
-        return msg
-
-
-_READER = _Reader()
 
 
 def encode_message(msg: dict[str, Any]) -> bytes:
@@ -47,7 +27,7 @@ def encode_message(msg: dict[str, Any]) -> bytes:
 
 def decode_frame(frame: bytes) -> dict[str, Any]:
     """The message in one frame's bytes, or FrameError exactly as the trio shell raises it."""
-    return _READER.decode(frame)
+    return framing.decode_frame(frame, MAX_FRAME)
 
 
 def raw_frame(value: Any) -> bytes:
