@@ -61,7 +61,7 @@ _HELP = _k("?", "?", "help", "help", "this help: the keys (any key closes it)")
 _RULES = _k("r", "r", "rules", "rules", "the rules of the game, in plain words")
 _QUIT = _k(("q", "c-c"), "q", "quit", "ask_quit", "quit, as Ctrl-C does: asks first (the replay is kept)")
 _COMMON = (_HELP, _RULES, _QUIT)
-_CHOOSE_HELP = "choose the card under the cursor (turn up, place, take...)"
+_CHOOSE_HELP = "choose the card under the cursor (space too)"
 
 #: situation -> its keys, in footer order. Situations of one's own turn are decision kinds
 #: (rules/state.py DECISION_WORDS) and a few steps within one (swap_second, exchange_put).
@@ -104,10 +104,10 @@ TABLE: dict[str, tuple[Key, ...]] = {
     "peek_line": (
         _MOVE,
         _k(CHOOSE, "enter", "peek at this row", "peek_row",
-           "after a -2: peek at the closed cards of the cursor's row",
+           "after a -2: peek at the cursor's row (space too)",
            move="PeekLine", variants={GRANDE}),
         _k("c", "c", "peek at this column", "peek_col",
-           "after a -2: peek at the closed cards of the cursor's column", move="PeekLine",
+           "after a -2: peek at the cursor's column", move="PeekLine",
            variants={GRANDE}),
         *_COMMON),
     "peek_card": (_MOVE, _k(CHOOSE, "enter", "peek at this card", "peek_card", _CHOOSE_HELP,
@@ -130,7 +130,7 @@ TABLE: dict[str, tuple[Key, ...]] = {
         _k("n", "n", "pass", "pass", "let the knock window pass", variants={ALLEGRA}),
         *_COMMON),
     "waiting": _COMMON,  # another seat's turn, or a clear being shown
-    "round_over": (_k(CHOOSE, "enter", "next round", "next_round", "after a round: the next one"),
+    "round_over": (_k(CHOOSE, "enter", "next round", "next_round", "after a round: the next one (space too)"),
                    *_COMMON),
     "game_over": (_k("r", "r", "rules", "rules"), _k(("q", "c-c"), "q", "quit", "quit")),
     "confirm_quit": (_k(("y", "c-c"), "y", "quit (the replay is kept)", "quit"),
@@ -190,8 +190,7 @@ def help_entries(variant: str) -> list[tuple[str, str]]:
         if situation in ("confirm_quit", "help", "rules", "game_over"):
             continue
         for k in bindings(variant, situation):
-            label = "space or enter" if k.names == CHOOSE else k.label
-            entry = (label, k.help_text)
+            entry = (k.label, k.help_text)
             if entry not in out:
                 out.append(entry)
     return out
