@@ -125,8 +125,6 @@ def rules_text(variant: str, width: int = 78) -> str:
             out.append("")
         if block.startswith("|"):
             out.extend(line[1:].rstrip()[:width] for line in block.split("\n"))
-        elif i == 0:
-            out.append(block)
         elif block.startswith("* "):  # a list item: its lines hang under its first word
             if out and out[-1] == "" and i > 0 and blocks[i - 1].startswith("* "):
                 out.pop()
