@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from allegra_lan.rules import CardView, SeatView, Slot, to_act
 from allegra_lan.rules.effects import (
@@ -59,6 +59,45 @@ def _where(slot: Slot, names: Sequence[str], viewer: int, actor: int | None = No
     return f"{owner} {place}"
 
 
+def narrate_effect(e: Effect, names: Sequence[str], viewer: int | None, actor: int | None,
+                   value: Callable[[int], str]) -> str | None:
+    """The words for an effect that follows from a move (a clear, a collapse, a reshuffle, a
+    round's end and the game's): the one narrator of the play client's "Last moves"
+    (describe_effects) and the replay viewer's move list (stepper.describe). `viewer` is the
+    seat the words are for (None: a replay seen by nobody in particular), `actor` the seat
+    whose move it was, `value` a card's face as that viewer saw it. None for effects that a
+    move's own words already tell (draws, places, peeks...)."""
+    def who(seat: int) -> str:
+        return "you" if seat == viewer else name_of(names, seat)
+
+    def whose(seat: int) -> str:
+        return "your" if seat == viewer else f"{name_of(names, seat)}'s"
+
+    if isinstance(e, Cleared):
+        chain = f" (chain step {e.step})" if e.step > 1 else ""
+        shown = " ".join(value(c) for c in e.cards)
+        return f"cleared {len(e.cards)} card{'s' if len(e.cards) != 1 else ''}: {shown}{chain}"
+    if isinstance(e, Collapsed):
+        lines = [f"row {r + 1}" for r in e.rows] + [f"column {c + 1}" for c in e.cols]
+        return f"{whose(e.seat)} display closed up ({', '.join(lines)} gone)"
+    if isinstance(e, Reshuffled):
+        return f"the discard pile was shuffled into a new deck of {e.cards} cards"
+    if isinstance(e, EndTriggered):
+        if actor is not None and actor != e.seat:  # ALLEGRA: a move in a shared column
+            return (f"{whose(actor)} move left {who(e.seat)} with no closed card: {who(e.seat)} "
+                    "ended the round; last turns for the others")
+        has = "you have" if e.seat == viewer else f"{name_of(names, e.seat)} has"
+        return f"{has} no closed card left: last turns for the others"
+    if isinstance(e, RoundEnded):
+        return f"round {e.round_no + 1} is over"
+    if isinstance(e, GameEnded):
+        if tuple(e.winners) == (viewer,):
+            return "game over: you win"
+        ws = " and ".join(who(w) for w in e.winners)
+        return f"game over, {'winner' if len(e.winners) == 1 else 'winners'} {ws}"
+    return None
+
+
 def describe_effects(before: SeatView, after: SeatView, effects: Sequence[Effect],
                      names: Sequence[str]) -> list[str]:
     """One line per thing that happened, as the seat of `after` saw it."""
@@ -67,9 +106,6 @@ def describe_effects(before: SeatView, after: SeatView, effects: Sequence[Effect
 
     def who(seat: int) -> str:
         return "you" if seat == me else name_of(names, seat)
-
-    def has(seat: int) -> str:
-        return "you have" if seat == me else f"{name_of(names, seat)} has"
 
     def came_from(card: int) -> Slot | None:
         """Where a card lay before the move, if in a display (a knock exchange takes one)."""
@@ -117,34 +153,12 @@ def describe_effects(before: SeatView, after: SeatView, effects: Sequence[Effect
                        f"with row {e.b.row + 1} col {e.b.col + 1}")
         elif isinstance(e, Closed):
             out.append(f"the deck's top card went face down at {_where(e.at, names, me)}")
-        elif isinstance(e, Cleared):
-            chain = f" (chain step {e.step})" if e.step > 1 else ""
-            shown = " ".join(val(c) for c in e.cards)
-            out.append(f"cleared {len(e.cards)} cards: {shown}{chain}")
-        elif isinstance(e, Collapsed):
-            parts = []
-            if e.rows:
-                parts.append(f"{len(e.rows)} row{'s' if len(e.rows) != 1 else ''}")
-            if e.cols:
-                parts.append(f"{len(e.cols)} column{'s' if len(e.cols) != 1 else ''}")
-            owner = "your" if e.seat == me else f"{name_of(names, e.seat)}'s"
-            out.append(f"{owner} display closed up: {' and '.join(parts)} gone")
         elif isinstance(e, Given):
             out.append(f"{who(e.seat)} gave the {val(e.card)} to {who(e.to)}, who knocked")
-        elif isinstance(e, Reshuffled):
-            out.append(f"the discard pile was shuffled into a new deck of {e.cards}")
-        elif isinstance(e, EndTriggered):
-            actor = before.active
-            if actor != e.seat and 0 <= actor < len(before.displays):
-                out.append(f"{who(actor)}'s move left {'you' if e.seat == me else name_of(names, e.seat)}"
-                           f" with no closed card: {who(e.seat)} ended the round; last turns for"
-                           " the others")
-            else:
-                out.append(f"{has(e.seat)} no closed card left: last turns for the others")
-        elif isinstance(e, RoundEnded):
-            out.append(f"round {e.round_no + 1} is over")
-        elif isinstance(e, GameEnded):
-            out.append("the game is over")
+        else:
+            words = narrate_effect(e, names, me, before.active, val)
+            if words is not None:
+                out.append(words)
     return out
 
 
@@ -275,5 +289,5 @@ def first_time_hints(before: SeatView, after: SeatView, effects: Sequence[Effect
     return [(k, t[:1].upper() + t[1:]) for k, t in out]
 
 
-__all__ = ["describe_effects", "clear_frames", "known_values", "Frame", "refusal_words",
+__all__ = ["describe_effects", "narrate_effect", "clear_frames", "known_values", "Frame", "refusal_words",
            "first_time_hints", "KNOCK_HINT"]
