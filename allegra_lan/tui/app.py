@@ -415,6 +415,9 @@ class PlayClient:
         self.knocked = knocked
         self.knock_open = False
         self._say("You knocked." if knocked else "You let it pass.")
+        d = to_act(self.game.state)
+        if knocked and d is not None:  # the moves pane keeps it (the message goes)
+            self.moves.append(f"you knocked for {name_of(self.names, d.seat)}'s card")
         self._wake.set()
 
     def _do_cursor(self, key: str) -> None:
@@ -688,7 +691,6 @@ class PlayClient:
                             and self.bots[m.to].knocks(view(state, m.to))}
                 if any(m.to == self.human for m in gives) and await self._knock_window():
                     knockers.add(self.human)
-                    self.moves.append(f"you knocked for {name_of(self.names, d.seat)}'s card")
                 offered += [m for m in gives if m.to in knockers]
             if self.pace.bot > 0:
                 await asyncio.sleep(self.pace.bot)

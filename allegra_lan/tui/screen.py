@@ -637,7 +637,7 @@ def help_lines(variant: str) -> list[str]:
         "The rules: press r.",
     ]
     if variant == "allegra":
-        lines.append("Your area: your display and your left neighbour's shared column, after |.")
+        lines.append("Your area: your display and your left neighbour's rightmost column (shared).")
     return lines
 
 
