@@ -13,6 +13,8 @@ import re
 from pathlib import Path
 from typing import Awaitable, Callable
 
+from hypothesis import given, settings, strategies as st
+
 from allegra_lan.log.identity import Identity
 from allegra_lan.rules import Give, Place, apply, legal_moves, to_act, view
 from allegra_lan.rules.effects import EndTriggered
@@ -20,7 +22,7 @@ from allegra_lan.tui.app import Pace, PlayClient
 from allegra_lan.tui.keys import TABLE, bindings, check_table, help_entries
 from allegra_lan.tui.play import PlayArgs, start_game
 from allegra_lan.tui.screen import help_lines, plain
-from allegra_lan.tui.words import Frame, describe_effects
+from allegra_lan.tui.words import Frame, describe_effects, refusal_words
 
 ME = Identity.from_seed(b"test-tui-keys")
 
@@ -221,6 +223,7 @@ def test_k_never_knocks_y_does(tmp_path: Path) -> None:
     async def body(d: Driven) -> None:
         await until(d, lambda: d.client.knock_open)
         assert " y  knock" in d.footer() and " k " not in d.footer()
+        assert d.message() == "Tip: Knock (y) for this card: you'd place it and the giver takes one of yours."
         await d.press("k")
         assert d.client.knock_open and not d.client.knocked, d.screen()
         assert "knocked" not in d.message().lower()
@@ -317,7 +320,8 @@ def test_first_time_tips(tmp_path: Path) -> None:
         await until(d, lambda: d.client.finished, limit=8000)
 
     client = run("grande", 4, 1, tmp_path, body)
-    assert "clear" in client.hints_given and "doubled" in client.hints_given, client.hints_given
+    assert {"clear", "doubled", "action"} <= client.hints_given, client.hints_given
+    assert any(t.startswith("Tip: A ") and "drawn: discard it (x)" in t for t in tips), tips
     assert any("cleared" in t for t in tips), tips
     assert any(re.search(r"ended the round on -?\d+, not the lowest \(-?\d+\): doubled to", t)
                for t in tips), tips
@@ -369,3 +373,52 @@ def test_an_end_triggered_by_another_seats_move_says_so(tmp_path: Path) -> None:
     me = view(s, actor)
     lines = describe_effects(me, me, [EndTriggered(actor)], names)
     assert lines == ["you have no closed card left: last turns for the others"], lines
+
+
+# ----------------------------------------------------------------- any key, any words
+
+_ALL_KEYS = sorted({n for keys in TABLE.values() for k in keys for n in k.names if n != "*"}
+                   | {"g", "z", "K", "tab", "backspace", "f1", "", "\x00", "9", "-"})
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from(["grande", "allegra"]),
+       st.lists(st.one_of(st.sampled_from(_ALL_KEYS), st.text(max_size=3)), max_size=40))
+def test_any_keys_in_any_order_never_break_the_table(variant: str, keys: list[str]) -> None:
+    """handle_key takes what a terminal sends: whatever comes, the client stays drawable, its
+    footer comes from the table, and a refusal is one line."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        game, bots, writer, path = start_game(
+            PlayArgs(variant=variant, players=3, seed=3, name="ann"), ME, Path(tmp))
+        client = PlayClient(game, bots, 0, writer=writer, pace=Pace(bot=0, knock=None),
+                            replay_path=path)
+        for key in keys:
+            client.handle_key(key)
+            if client.quit:
+                break
+            text = plain(client.screen(80, 24))
+            assert len(text.split("\n")) == 24
+            labels = {k.label for k in bindings(variant, client.situation())}
+            for label, _ in client.keys():
+                assert label in labels or label.isdigit(), (label, client.situation())
+            message, _ = client.message_now()
+            assert "\n" not in message and len(message) < 400
+        client.close()
+
+
+_STATE: list[object] = []
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=200))
+def test_any_refusal_reads_as_one_sentence(reason: str) -> None:
+    if not _STATE:
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as tmp:
+            _STATE.append(_allegra_state(Path(tmp)).state)
+    words = refusal_words(reason, _STATE[0], 0, ("ann", "greedy 1", "greedy 2"))
+    assert isinstance(words, str)
+    assert "(R1" not in words and "seat 0 row" not in words
