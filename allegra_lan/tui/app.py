@@ -357,6 +357,11 @@ class PlayClient:
             self._say("")
             return
         d = self._my_decision()
+        if situation in ("swap_second", "exchange_put") and key in game_keys(self._variant()):
+            what = "swap" if situation == "swap_second" else "exchange"
+            self._say(f"Finish the {what} first: enter on a card of yours, or esc to choose again.",
+                      refused=True)
+            return
         if d is not None and key in game_keys(self._variant()):
             self._say(f"First {DECISION_WORDS.get(d.kind, str(d.kind))}.", refused=True)
             return
