@@ -129,9 +129,9 @@ def describe_effects(before: SeatView, after: SeatView, effects: Sequence[Effect
             src = "from the deck" if e.from_deck else "from the discard pile"
             out.append(f"{who(e.seat)} took {a_card(val(e.card))} {src}")
         elif isinstance(e, Placed):
-            src = came_from(e.card)
-            if src is not None and src != e.at:  # a card moved from a display: say whose
-                text = (f"{who(e.seat)} took the {val(e.card)} from {_where(src, names, me)} "
+            origin = came_from(e.card)
+            if origin is not None and origin != e.at:  # a card moved from a display: say whose
+                text = (f"{who(e.seat)} took the {val(e.card)} from {_where(origin, names, me)} "
                         f"and put it at {_where(e.at, names, me, e.seat)}")
             else:
                 text = f"{who(e.seat)} put the {val(e.card)} at {_where(e.at, names, me, e.seat)}"
