@@ -286,7 +286,7 @@ def first_time_hints(before: SeatView, after: SeatView, effects: Sequence[Effect
             else:
                 out.append(("doubled", f"{who} ended the round on {r.raw[r.ender]}, {why} "
                                        f"({min(r.raw)}): doubled to {r.scores[r.ender]}."))
-    return [(k, t[:1].upper() + t[1:]) for k, t in out]
+    return [(k, "Y" + t[1:] if t.startswith("you ") else t) for k, t in out]  # names as named
 
 
 __all__ = ["describe_effects", "narrate_effect", "clear_frames", "known_values", "Frame", "refusal_words",
