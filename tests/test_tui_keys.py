@@ -422,3 +422,37 @@ def test_any_refusal_reads_as_one_sentence(reason: str) -> None:
     words = refusal_words(reason, _STATE[0], 0, ("ann", "greedy 1", "greedy 2"))
     assert isinstance(words, str)
     assert "(R1" not in words and "seat 0 row" not in words
+
+
+def test_a_doubled_ender_whose_end_another_seat_caused_is_told_why(tmp_path: Path) -> None:
+    """ALLEGRA: another seat's move turned up your last closed card; the round's end said
+    "you ended the round without the lowest sum" and no word of their move. The tip says it."""
+    from allegra_lan.rules.effects import RoundEnded
+
+    from allegra_lan.tui.words import first_time_hints
+
+    from allegra_lan.bots.registry import make_bot
+
+    game = _allegra_state(tmp_path)
+    names = ("ann", "greedy 1", "greedy 2")
+    bots = [make_bot("greedy", bytes([seat + 1])) for seat in range(3)]
+    s = game.state
+    for _ in range(3000):
+        d = to_act(s)
+        assert d is not None
+        moves = [m for m in legal_moves(s) if not isinstance(m, Give)]
+        before = s
+        s = apply(s, bots[d.seat].choose(view(s, d.seat), moves))
+        if any(isinstance(e, RoundEnded) for e in s.effects) and s.results[-1].doubled:
+            r = s.results[-1]
+            assert r.ender is not None
+            other = (r.ender + 1) % 3
+            tips = dict(first_time_hints(view(before, r.ender), view(s, r.ender), s.effects,
+                                         names, ended_by=other))
+            assert tips["doubled"] == (f"{names[other]} turned up your last closed card: you "
+                                       f"ended the round, {r.raw[r.ender]} doubled to "
+                                       f"{r.scores[r.ender]}."), tips
+            own = dict(first_time_hints(view(before, r.ender), view(s, r.ender), s.effects, names))
+            assert own["doubled"].startswith(f"You ended the round on {r.raw[r.ender]}, not the lowest")
+            return
+    raise AssertionError("no doubled round")
