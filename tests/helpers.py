@@ -13,6 +13,8 @@ Network helpers (peers, `allegra` subprocesses) are in tests/net_helpers.py.
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 from typing import Callable, Protocol, Sequence, TypeVar
 
@@ -193,13 +195,25 @@ async def choose(s: Keyed) -> None:
     raise AssertionError("no card here can be chosen:\n" + s.screen())
 
 
+def footer_key(footer: str, label: str) -> str | None:
+    """The key the footer shows for `label` (` y  knock` -> "y"; `enter` -> "\r"), or None."""
+    m = re.search(r"(?:^| )(\S+)  " + re.escape(label) + r"(?:  |$)", footer)
+    if m is None:
+        return None
+    return {"enter": "\r", "esc": "\x1b", "space": " "}.get(m.group(1), m.group(1))
+
+
 async def press_offered(s: Keyed, knock: str = "n") -> str | None:
     """Press what the footer offers: knock or pass, give, draw from the deck, discard, peek,
     turn up, place; when a choice is refused, move the cursor and try again. Returns what it
-    did ("knock", "give", ...), or None when the footer offers nothing to do."""
+    did ("knock", "give", ...), or None when the footer offers nothing to do. `knock`: "k"
+    (or "y") knocks when the knock window is open, anything else lets it pass; the keys
+    pressed are the ones the footer shows."""
     f = s.footer()
-    if " k  knock" in f:
-        await s.press(knock)
+    if footer_key(f, "knock") is not None:
+        key = footer_key(f, "knock") if knock in ("k", "y") else footer_key(f, "pass")
+        assert key is not None, f
+        await s.press(key)
         return "knock"
     if "give to" in f:
         await s.press(f.split(" give to")[0].split()[-1])
@@ -215,8 +229,9 @@ async def press_offered(s: Keyed, knock: str = "n") -> str | None:
         return "discard"
     if "peek at this row" in f or "peek at this column" in f:
         # Through the cursor: a row, else a column, else move on and try again.
-        for key, line in (("r", "row"), ("c", "column")):
-            if f"peek at this {line}" in f:
+        for line in ("row", "column"):
+            key = footer_key(f, f"peek at this {line}")
+            if key is not None:
                 await s.press(key)
                 if not s.client.refused:
                     return "peek"

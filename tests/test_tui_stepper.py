@@ -265,3 +265,30 @@ def test_a_takeover_is_a_position_of_its_own_inside_the_turn_it_stands_before() 
     nxt = s.forward()
     assert nxt.seat == d.seat and nxt.seq == at + 1
     assert len(s.positions) == len(g.table.events) - 9
+
+
+def test_one_narrator_tells_a_moves_effects_in_the_replay_and_at_the_table() -> None:
+    """The replay viewer said "3 cards cleared" where the table said "cleared 3 cards: 4 4 4":
+    both now read tui/words.narrate_effect, so an effect is told in the same words."""
+    from allegra_lan.rules import view
+    from allegra_lan.rules.effects import Cleared, EndTriggered
+    from allegra_lan.tui.words import describe_effects
+
+    checked = 0
+    for name in NAMES:
+        s = stepper(name)
+        for i in range(1, len(s.positions)):
+            p, prev = s.positions[i], s.positions[i - 1]
+            fx = p.state.effects
+            if p.move is None or not any(isinstance(e, (Cleared, EndTriggered)) for e in fx):
+                continue
+            seat = (p.seat + 1) % p.state.players  # a seat that watched the move
+            table = describe_effects(view(prev.state, seat), view(p.state, seat), fx, s.names)
+            told = [t for t in table if t.startswith(("cleared ", "chain"))
+                    or "no closed card" in t]
+            assert told, table
+            for t in told:
+                t = t.replace("you have", f"{s.names[seat]} has").replace(" you ", f" {s.names[seat]} ")
+                assert t in p.words, (t, p.words)
+                checked += 1
+    assert checked > 10

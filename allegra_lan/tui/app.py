@@ -33,12 +33,18 @@ from allegra_lan.rules import (
     Discard, DrawFromDeck, Exchange, Give, Move, PeekCard, PeekLine, Place, ReplaceOpen,
     IllegalMove, SeatView, Slot, Swap, TakeDiscard, TurnUp, apply, legal_moves, to_act, view,
 )
-from allegra_lan.rules.effects import GameEnded, RoundEnded
+from allegra_lan.rules.effects import EndTriggered, GameEnded, RoundEnded
 from allegra_lan.rules.state import DECISION_WORDS, Phase
 from allegra_lan.table import Refused
 
-from .screen import UiState, area_layout, color_depth, make_style, name_of, render, value_text
-from .words import Frame, clear_frames, describe_effects
+from allegra_lan.rules_text import rules_text
+
+from .keys import CURSOR_KEYS, Key, bindings, game_keys, lookup
+from .screen import (
+    Line, UiState, area_layout, color_depth, fit, footer_lines, join_lines, make_style, name_of,
+    render, value_text,
+)
+from .words import KNOCK_HINT, Frame, clear_frames, describe_effects, first_time_hints, refusal_words
 
 MOVES_KEPT = 40
 
@@ -50,7 +56,7 @@ _ARROWS = {"left": (0, -1), "right": (0, 1), "up": (-1, 0), "down": (1, 0),
 class Pace:
     """How fast the table moves. `bot`: seconds before each bot move and per clearing step
     shown (0 in tests); `knock`: seconds the knock window stays open (None: until you
-    answer k or n)."""
+    answer y or n)."""
 
     bot: float = 0.7
     knock: float | None = 3.0
@@ -78,6 +84,11 @@ class PlayClient:
         self.overlay: str | None = None
         self.help = False
         self.confirm_quit = False
+        self.rules_top: int | None = None  # the rules page's first line shown (None: closed)
+        self.hint = ""  # a first-time tip (words.first_time_hints), gone at the next key
+        self.hints_given: set[str] = set()
+        self._ended_by: int | None = None  # whose move triggered this round's end
+        self._said_at = 0  # the table's seq when the message was said
         self.board = human  # whose area the cursor is over (the knocker's, to take a card)
         self.pos = (0, 0)  # cursor row and column in area_layout(view, board)
         self.hand_index = 0
@@ -93,6 +104,7 @@ class PlayClient:
         self.keys_handled = 0
         self.idle = asyncio.Event()  # the driver waits for this person
         self._wake = asyncio.Event()
+        self._skip = asyncio.Event()  # a key ends the clear being shown
         self.on_change: Callable[[], None] = lambda: None
         self.on_quit: Callable[[], None] = lambda: None
 
@@ -124,21 +136,51 @@ class PlayClient:
             drawn = v.hand[0] if v.hand else None
             what = f"the {value_text(drawn.value)}" if drawn else "the card"
             window = "" if self.pace.knock is None else f" ({self.pace.knock:g} s)"
-            status = f"Knock window open{window}: k to knock for {what}, n to pass"
+            status = f"Knock window open{window}: y to knock for {what}, n to pass"
         elif self.finished and self.replay_path is not None:
             status = f"replay: {self.replay_path.name} in {self.replay_path.parent}"
         elif self._my_decision() is not None:
             status = self._prompt(v)
-        message = self.frame.message if self.frame is not None else self.message
+        message, refused = self.message_now()
         return UiState(
             names=self.names, focus=self.board, cursor=self.cursor(v),
             marked=frozenset(marked), highlight=self.frame.highlight if self.frame else frozenset(),
-            message=message, refused=self.refused and self.frame is None,
+            message=message, refused=refused,
             moves=tuple(self.moves), keys=tuple(self.keys()), status=status, overlay=overlay,
         )
 
+    def message_now(self) -> tuple[str, bool]:
+        """The message line and whether it is a refusal. A message said before the table moved
+        on no longer applies and goes (a question asked stays while it is asked); with no
+        message, the first-time tip shows."""
+        if self.frame is not None:
+            return self.frame.message, False
+        if self.message and (self._said_at == self._seq() or self.confirm_quit or self.finished):
+            return self.message, self.refused
+        return (f"Tip: {self.hint}" if self.hint else ""), False
+
     def screen(self, width: int, height: int) -> list[tuple[str, str]]:
+        if self.rules_top is not None and not self.help:
+            return join_lines(self.rules_page(width, height))
         return render(self.view(), self.ui_state(), width, height)
+
+    def rules_page(self, width: int, height: int) -> list[Line]:
+        """The rules for people (rules_text), scrolled to `rules_top`, with the footer."""
+        body = rules_text(self._variant(), max(20, width - 2)).split("\n")
+        room = max(1, height - 3)
+        top = min(self.rules_top or 0, max(0, len(body) - room))
+        self.rules_top = top
+        lines: list[Line] = [[("", " " + t)] for t in body[top:top + room]]
+        while len(lines) < room:
+            lines.append([])
+        more = len(body) - top - room
+        note = f"{more} more line{'s' if more != 1 else ''} below" if more > 0 else "end of the rules"
+        lines.append([("class:label", f" {note} ({top + 1}-{min(len(body), top + room)} of {len(body)})")])
+        lines.extend(footer_lines(self.keys(), width, 2))
+        lines = lines[:height]
+        while len(lines) < height:
+            lines.append([])
+        return [fit(line, width) for line in lines]
 
     def _prompt(self, v: SeatView) -> str:
         d = self._my_decision()
@@ -155,7 +197,7 @@ class PlayClient:
         knockers = self._offered_knockers()
         if knockers:
             return "Knocked: " + ", ".join(f"{name_of(self.names, k)} ({k})" for k in sorted(knockers))
-        return f"Your turn: {DECISION_WORDS.get(d.kind, d.kind)}"
+        return f"Your turn: {DECISION_WORDS.get(d.kind, str(d.kind))}"
 
     # ------------------------------------------------------------ legal keys
 
@@ -190,71 +232,80 @@ class PlayClient:
         return [m for m in legal_moves(self.game.state)
                 if not isinstance(m, Give) or m.to in knockers]
 
+    # ------------------------------------------------------------ the key table, now
+
+    def situation(self) -> str:
+        """Which part of the key table (tui/keys.py) holds now."""
+        if self.help:
+            return "help"
+        if self.rules_top is not None:
+            return "rules"
+        if self.confirm_quit:
+            return "confirm_quit"
+        if self.overlay == "game":
+            return "game_over"
+        if self.overlay == "round":
+            return "round_over"
+        if self.knock_open:
+            return "knock_window"
+        d = self._my_decision()
+        if d is None:
+            return "waiting"
+        if self.swap_first is not None:
+            return "swap_second"
+        if d.kind == "exchange" and self.take is not None:
+            return "exchange_put"
+        return str(d.kind)
+
+    def _variant(self) -> str:
+        return str(self.game.state.ruleset.variant)
+
+    def bindings_now(self) -> list[tuple[str, str, Key]]:
+        """The footer as (key as written, what it does, its binding): only keys that do
+        something now; the same bindings `handle_key` dispatches on."""
+        sit = self.situation()
+        moves = self.offered() if sit not in ("help", "rules", "confirm_quit") else []
+        kinds = {type(m).__name__ for m in moves}
+        v = view(self.game.state, self.human)
+        out: list[tuple[str, str, Key]] = []
+        for k in bindings(self._variant(), sit):
+            if not k.footer or (k.move is not None and k.move not in kinds):
+                continue
+            if k.action == "give":
+                out += [(str(m.to), f"give to {name_of(self.names, m.to)}", k)
+                        for m in moves if isinstance(m, Give)]
+                continue
+            if k.action == "choose_hand" and len(v.hand) < 2:
+                continue
+            if k.action == "cursor" and not moves:
+                continue
+            does = k.does
+            if k.action == "discard" and self._discard_move(v) != self._chosen_discard(v):
+                does = "discard the deck card"
+            out.append((k.label, does, k))
+        return out
+
     def keys(self) -> list[tuple[str, str]]:
         """The footer: the keys that do something now, and what."""
-        if self.help:
-            return [("any key", "back to the table")]
-        if self.confirm_quit:
-            return [("y", "quit (the replay is kept)"), ("any key", "go on playing")]
-        if self.overlay in ("round", "game"):
-            if self.overlay == "game":
-                return [("q", "quit")]
-            return [("enter", "next round"), ("?", "help"), ("q", "quit")]
-        out: list[tuple[str, str]] = []
-        if self.knock_open:
-            out += [("k", "knock"), ("n", "pass")]
-        moves = self.offered()
-        kinds = {type(m) for m in moves}
-        v = view(self.game.state, self.human)
-        if moves:
-            out.append(("arrows/hjkl", "move"))
-        if TurnUp in kinds:
-            out.append(("enter", "turn up"))
-        if DrawFromDeck in kinds:
-            out.append(("d", "draw from deck"))
-        if TakeDiscard in kinds:
-            out.append(("t", "take discard"))
-        if Swap in kinds:
-            out.append(("enter", "swap with this") if self.swap_first else ("s", "swap two cards"))
-            if self.swap_first:
-                out.append(("esc", "cancel"))
-        if Place in kinds:
-            d = self._my_decision()
-            if d is not None and d.kind == "place_given":
-                out.append(("enter", "place the given card"))
-            else:
-                if len(v.hand) > 1:
-                    out.append(("1/2", "choose card"))
-                out.append(("enter", "place here"))
-        if Discard in kinds:
-            card = self._hand_card(v)
-            if card is not None and any(isinstance(m, Discard) and m.card == card for m in moves):
-                out.append(("x", "discard it"))
-            elif any(isinstance(m, Discard) for m in moves):
-                out.append(("x", "discard the deck card"))
-        for m in moves:
-            if isinstance(m, Give):
-                out.append((str(m.to), f"give to {name_of(self.names, m.to)}"))
-        if PeekLine in kinds:
-            if any(isinstance(m, PeekLine) and m.axis == "row" for m in moves):
-                out.append(("r", "peek at this row"))
-            if any(isinstance(m, PeekLine) and m.axis == "col" for m in moves):
-                out.append(("c", "peek at this column"))
-        if PeekCard in kinds:
-            out.append(("enter", "peek at this card"))
-        if ReplaceOpen in kinds:
-            out.append(("enter", "replace this open card"))
-        if Exchange in kinds:
-            out.append(("enter", "take this card" if self.take is None else "put it here"))
-            if self.take is not None:
-                out.append(("esc", "choose again"))
-        out += [("?", "help"), ("q", "quit")]
-        return out
+        return [(label, does) for label, does, _ in self.bindings_now()]
 
     def _hand_card(self, v: SeatView) -> int | None:
         if not v.hand:
             return None
         return v.hand[self.hand_index % len(v.hand)].card
+
+    def _chosen_discard(self, v: SeatView) -> Discard | None:
+        card = self._hand_card(v)
+        m = Discard(card) if card is not None else None
+        return m if m is not None and m in self.offered() else None
+
+    def _discard_move(self, v: SeatView) -> Discard | None:
+        """What x discards: the chosen card in hand when it may be discarded, else the one
+        card that may (the deck card), so the footer's words are what x does."""
+        chosen = self._chosen_discard(v)
+        if chosen is not None:
+            return chosen
+        return next((m for m in self.offered() if isinstance(m, Discard)), None)
 
     # ------------------------------------------------------------ keys
 
@@ -266,71 +317,221 @@ class PlayClient:
             self.on_change()
 
     def _say(self, text: str, refused: bool = False) -> None:
+        """A message for the message line. It lasts until the next key, or until the table
+        moves on (another seat's move): an old refusal never stays for turns."""
         self.message = text
         self.refused = refused
+        self._said_at = self._seq()
+
+    def _seq(self) -> int:
+        return int(getattr(self.game.table, "seq", 0))
 
     def _key(self, key: str) -> None:
-        if key == "c-c":
-            self._quit()
+        self.hint = ""  # a tip is read once; the next key takes it away
+        if self.frame is not None:  # a key during a clear's animation ends it, and counts
+            self._skip_frames()
+        sit = self.situation()
+        b = lookup(self._variant(), sit, key)
+        if b is None:
+            self._nothing(sit, key)
             return
-        if self.help:
-            self.help = False
+        getattr(self, f"_do_{b.action}")(key)
+
+    def _nothing(self, situation: str, key: str) -> None:
+        """A key that does nothing now: say what would, in a player's words."""
+        if situation == "waiting":
+            who = to_act(self.game.state)
+            if key == "y" and self._variant() == "allegra":
+                self._say("You can knock only right after another player draws from the deck.",
+                          refused=True)
+            elif who is None:
+                self._say("The game is over.", refused=True)
+            elif key not in CURSOR_KEYS and key != "escape":
+                self._say(f"Wait: it is {name_of(self.names, who.seat)}'s turn.", refused=True)
             return
-        if self.confirm_quit:
-            self.confirm_quit = False
-            if key == "y":
-                self._quit()
-            else:
-                self._say("")
+        if situation in ("draw", "draw_second") and key in ("enter", " "):
+            swap = " or s to swap two cards" if situation == "draw" and self._variant() == "grande" else ""
+            self._say(f"Draw first: d from the deck, t from the discard pile{swap}.", refused=True)
             return
-        if key == "?":
-            self.help = True
-            return
-        if key == "q":
-            if self.finished:
-                self._quit()
-                return
-            self.confirm_quit = True
-            where = f" (the replay is kept in {self.replay_path})" if self.replay_path else ""
-            self._say(f"Quit this game? y quits{where}")
-            return
-        if self.overlay == "round":
-            if key in ("enter", " "):
-                self.overlay = None
-                self._say("")
-                self._wake.set()
-            return
-        if self.overlay == "game":
-            return
-        if self.knock_open and key in ("k", "n"):  # k knocks here: no cursor off one's turn
-            self.knocked = key == "k"
-            self.knock_open = False
-            self._say("you knocked" if self.knocked else "you let it pass")
-            self._wake.set()
-            return
-        if key in _ARROWS:
-            self._move_cursor(*_ARROWS[key])
-            return
-        if self.frame is not None:
-            self._say("wait: the table is showing what the last move cleared", refused=True)
+        if key == "escape":
+            self._say("")
             return
         d = self._my_decision()
-        if d is None:
-            if key == "k":
-                self._say("you can knock only right after another player draws from the deck",
-                          refused=True)
-            elif key not in ("escape",):
-                who = to_act(self.game.state)
-                if who is None:
-                    self._say("the game is over", refused=True)
-                else:
-                    self._say(f"wait: it is {name_of(self.names, who.seat)}'s turn "
-                              f"({DECISION_WORDS.get(who.kind, who.kind)})", refused=True)
+        if situation in ("swap_second", "exchange_put") and key in game_keys(self._variant()):
+            what = "swap" if situation == "swap_second" else "exchange"
+            self._say(f"Finish the {what} first: enter on a card of yours, or esc to choose again.",
+                      refused=True)
             return
-        move = self._move_for(key, d.kind)
-        if move is None:
+        if d is not None and key in game_keys(self._variant()):
+            self._say(f"First {DECISION_WORDS.get(d.kind, str(d.kind))}.", refused=True)
             return
-        self._submit(move)
+        shown = {"enter": "enter", " ": "space"}.get(key, key)
+        if len(shown) == 1 or shown in ("enter", "space"):
+            self._say(f"{shown} does nothing now: the keys at the bottom are the ones that do.",
+                      refused=True)
+
+    # the actions of the key table (keys.py names them; one method each)
+
+    def _do_help(self, key: str) -> None:
+        self.help = True
+
+    def _do_close(self, key: str) -> None:
+        self.help = False
+        self.rules_top = None
+
+    def _do_rules(self, key: str) -> None:
+        self.help = False
+        self.rules_top = 0
+
+    def _do_scroll_up(self, key: str) -> None:
+        self.rules_top = max(0, (self.rules_top or 0) - 1)
+
+    def _do_scroll_down(self, key: str) -> None:
+        self.rules_top = (self.rules_top or 0) + 1  # the page keeps it in range when drawn
+
+    def _do_ask_quit(self, key: str) -> None:
+        if self.finished:
+            self._quit()
+            return
+        self.confirm_quit = True
+        where = f" (the replay is kept in {self.replay_path})" if self.replay_path else ""
+        self._say(f"Quit this game? y quits{where}")
+
+    def _do_quit(self, key: str) -> None:
+        self.confirm_quit = False
+        self._quit()
+
+    def _do_stay(self, key: str) -> None:
+        self.confirm_quit = False
+        self._say("")
+
+    def _do_next_round(self, key: str) -> None:
+        self.overlay = None
+        self._say("")
+        self._wake.set()
+
+    def _do_knock(self, key: str) -> None:
+        self._answer_knock(True)
+
+    def _do_pass(self, key: str) -> None:
+        self._answer_knock(False)
+
+    def _answer_knock(self, knocked: bool) -> None:
+        self.knocked = knocked
+        self.knock_open = False
+        self._say("You knocked." if knocked else "You let it pass.")
+        d = to_act(self.game.state)
+        if knocked and d is not None:  # the moves pane keeps it (the message goes)
+            self.moves.append(f"you knocked for {name_of(self.names, d.seat)}'s card")
+        self._wake.set()
+
+    def _do_cursor(self, key: str) -> None:
+        self._move_cursor(*_ARROWS[key])
+
+    def _do_cancel(self, key: str) -> None:
+        self.swap_first = None
+        if self.take is not None:
+            self.take = None
+            self._point_at(self._knocker())
+        self._say("")
+
+    def _do_choose_hand(self, key: str) -> None:
+        v = view(self.game.state, self.human)
+        self.hand_index = int(key) - 1
+        self._say(f"Chosen: the {value_text(v.hand[self.hand_index % len(v.hand)].value)}.")
+
+    def _do_give(self, key: str) -> None:
+        seat = int(key)
+        v = view(self.game.state, self.human)
+        if seat not in self._offered_knockers():
+            who = name_of(self.names, seat) if seat < v.players else f"seat {seat}"
+            self._say(f"{who} did not knock for this card.", refused=True)
+            return
+        self._submit(Give(seat))
+
+    def _do_draw(self, key: str) -> None:
+        self._submit(DrawFromDeck())
+
+    def _do_take(self, key: str) -> None:
+        self._submit(TakeDiscard())
+
+    def _do_discard(self, key: str) -> None:
+        v = view(self.game.state, self.human)
+        m = self._discard_move(v)
+        card = self._hand_card(v)
+        self._submit(m if m is not None else Discard(card if card is not None else -1))
+
+    def _do_swap_start(self, key: str) -> None:
+        at = self.cursor(self.view())
+        if at is None or self.view().card_at(at) is None:
+            self._say("Choose a card to swap: move the cursor onto one.", refused=True)
+            return
+        self.swap_first = at
+        self._say("Swap: now choose the second card and press enter.")
+
+    def _at(self) -> Slot | None:
+        at = self.cursor(view(self.game.state, self.human))
+        if at is None:
+            self._say("There is no card here.", refused=True)
+        return at
+
+    def _do_swap(self, key: str) -> None:
+        at = self._at()
+        if at is not None and self.swap_first is not None:
+            a, b = sorted((self.swap_first, at))
+            self._submit(Swap(a, b))
+
+    def _do_turn_up(self, key: str) -> None:
+        at = self._at()
+        if at is not None:
+            self._submit(TurnUp(at))
+
+    def _do_peek_card(self, key: str) -> None:
+        at = self._at()
+        if at is not None:
+            self._submit(PeekCard(at))
+
+    def _do_replace_open(self, key: str) -> None:
+        at = self._at()
+        if at is not None:
+            self._submit(ReplaceOpen(at))
+
+    def _do_peek_row(self, key: str) -> None:
+        at = self.cursor(view(self.game.state, self.human))
+        self._submit(PeekLine("row", at.row if at is not None else 0))
+
+    def _do_peek_col(self, key: str) -> None:
+        at = self.cursor(view(self.game.state, self.human))
+        self._submit(PeekLine("col", at.col if at is not None else 0))
+
+    def _do_place_given(self, key: str) -> None:
+        at = self._at()
+        v = view(self.game.state, self.human)
+        if at is not None and v.knock is not None:
+            self._submit(Place(v.knock[1].card, at))
+
+    def _do_place(self, key: str) -> None:
+        at = self._at()
+        card = self._hand_card(view(self.game.state, self.human))
+        if at is not None and card is not None:
+            self._submit(Place(card, at))
+
+    def _do_exchange_take(self, key: str) -> None:
+        at = self._at()
+        if at is None:
+            return
+        if not any(isinstance(m, Exchange) and m.take == at for m in self.offered()):
+            self._say(f"Choose a card of {name_of(self.names, self._knocker())}'s area to take.",
+                      refused=True)
+            return
+        self.take = at
+        self._point_at(self.human)
+        self._say("Now choose the card of yours it replaces.")
+
+    def _do_exchange_put(self, key: str) -> None:
+        at = self._at()
+        if at is not None and self.take is not None:
+            self._submit(Exchange(self.take, at))
 
     def _move_cursor(self, dr: int, dc: int) -> None:
         layout = area_layout(self.view(), self.board)
@@ -341,90 +542,6 @@ class PlayClient:
         r = (r + dr) % len(layout)
         c = (c + dc) % max(len(layout[r]), 1)
         self.pos = (r, c)
-
-    def _move_for(self, key: str, kind: str) -> Move | None:
-        v = view(self.game.state, self.human)
-        at = self.cursor(v)
-        if key == "escape":
-            self.swap_first = None
-            if self.take is not None:
-                self.take = None
-                self._point_at(self._knocker())
-            self._say("")
-            return None
-        if key in ("1", "2") and kind == "play" and len(v.hand) > 1:
-            self.hand_index = int(key) - 1
-            self._say(f"chosen: the {value_text(v.hand[self.hand_index % len(v.hand)].value)}")
-            return None
-        if key.isdigit() and v.variant == "allegra":
-            seat = int(key)
-            if seat not in self._offered_knockers():
-                self._say(f"{name_of(self.names, seat) if seat < v.players else f'seat {seat}'} "
-                          "did not knock for this card", refused=True)
-                return None
-            return Give(seat)
-        if key == "d":
-            return DrawFromDeck()
-        if key == "t":
-            return TakeDiscard()
-        if key == "x":
-            card = self._hand_card(v)
-            if card is None:
-                return Discard(-1)
-            return Discard(card)
-        if key == "s" and v.variant == "grande":
-            if kind != "draw":
-                return Swap(at or Slot(self.human, 0, 0), at or Slot(self.human, 0, 0))
-            if at is None or v.card_at(at) is None:
-                self._say("choose a card to swap: move the cursor onto one", refused=True)
-                return None
-            self.swap_first = at
-            self._say("swap: now choose the second card and press enter")
-            return None
-        if key in ("r", "c") and v.variant == "grande":
-            axis = "row" if key == "r" else "col"
-            index = at.row if at is not None and key == "r" else (at.col if at is not None else 0)
-            return PeekLine(axis, index)
-        if key not in ("enter", " "):
-            return None
-        if at is None:
-            self._say("there is no card here", refused=True)
-            return None
-        if self.swap_first is not None:
-            return Swap(self.swap_first, at)
-        if kind in ("reveal", "turn_up"):
-            return TurnUp(at)
-        if kind == "peek_card":
-            return PeekCard(at)
-        if kind == "replace_open":
-            return ReplaceOpen(at)
-        if kind == "place_given":
-            assert v.knock is not None
-            return Place(v.knock[1].card, at)
-        if kind == "exchange":
-            if self.take is None:
-                if not any(isinstance(m, Exchange) and m.take == at for m in self.offered()):
-                    self._say("refused: there is no card to take there", refused=True)
-                    return None
-                self.take = at
-                self._point_at(self.human)
-                self._say("now choose the card of yours it replaces")
-                return None
-            return Exchange(self.take, at)
-        if kind == "play":
-            card = self._hand_card(v)
-            if card is None:
-                return None
-            return Place(card, at)
-        if kind in ("draw", "draw_second"):
-            self._say("draw first: d from the deck or t from the discard pile"
-                      + (", or s to swap" if kind == "draw" and v.variant == "grande" else ""),
-                      refused=True)
-            return None
-        if kind == "peek_line":
-            self._say("peek at a row (r) or a column (c) through the cursor", refused=True)
-            return None
-        return None
 
     def _point_at(self, seat: int) -> None:
         self.board = seat
@@ -439,7 +556,8 @@ class PlayClient:
             apply(self.game.state, move)  # the engine's own words for a refusal, short
             self.game.submit(move)
         except (IllegalMove, Refused) as e:
-            self._say(f"refused: {e.reason if isinstance(e, Refused) else e}", refused=True)
+            reason = e.reason if isinstance(e, Refused) else str(e)
+            self._say(refusal_words(reason, self.game.state, self.human, self.names), refused=True)
             return  # the choice so far stays: move the cursor and try again, or esc
         self.swap_first = None
         self.take = None
@@ -460,12 +578,21 @@ class PlayClient:
         effects = after.effects
         self.moves.extend(describe_effects(before, after, effects, self.names))
         self._pending_frames = clear_frames(before, after, effects)
+        for e in effects:
+            if isinstance(e, EndTriggered):  # whose move left the ender with no closed card
+                self._ended_by = before.active
+        for key, tip in first_time_hints(before, after, effects, self.names, self._ended_by):
+            if key not in self.hints_given:
+                self.hints_given.add(key)
+                self.hint = tip
         # The cursor follows the decision: the knocker's area to take from, else one's own.
         d = to_act(self.game.state)
         if d is not None and d.seat == self.human and d.kind == "exchange":
             self._point_at(self._knocker())
         elif self.board != self.human:
             self._point_at(self.human)
+        if any(isinstance(e, RoundEnded) for e in effects):
+            self._ended_by = None
         if any(isinstance(e, GameEnded) for e in effects):
             self.overlay = "game"
             self._finish()
@@ -499,17 +626,33 @@ class PlayClient:
         self._pending_frames = []
         if self.pace.bot <= 0:
             return
+        self._skip.clear()
         for f in frames:
+            if self._skip.is_set():
+                break
             self.frame = f
             self.on_change()
-            await asyncio.sleep(self.pace.bot)
+            try:
+                await asyncio.wait_for(self._skip.wait(), self.pace.bot)
+            except asyncio.TimeoutError:
+                pass
         self.frame = None
         self.on_change()
+
+    def _skip_frames(self) -> None:
+        """End the clear being shown now: the key that did it is then handled as usual (issue
+        11: keys pressed while an opponent's clear was shown were dropped)."""
+        self.frame = None
+        self._pending_frames = []
+        self._skip.set()
 
     async def _knock_window(self) -> bool:
         """Let the person knock for the card a bot just drew (ALLEGRA R16)."""
         self.knock_open = True
         self.knocked = False
+        if "knock" not in self.hints_given:
+            self.hints_given.add("knock")
+            self.hint = KNOCK_HINT
         self._wake.clear()
         self.idle.set()
         self.on_change()
@@ -553,7 +696,6 @@ class PlayClient:
                             and self.bots[m.to].knocks(view(state, m.to))}
                 if any(m.to == self.human for m in gives) and await self._knock_window():
                     knockers.add(self.human)
-                    self.moves.append(f"you knocked for {name_of(self.names, d.seat)}'s card")
                 offered += [m for m in gives if m.to in knockers]
             if self.pace.bot > 0:
                 await asyncio.sleep(self.pace.bot)

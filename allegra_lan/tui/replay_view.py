@@ -27,7 +27,7 @@ from allegra_lan.rules import (
 )
 from allegra_lan.rules.effects import Cleared, Collapsed
 from allegra_lan.tui.screen import (
-    MIN_HEIGHT, MIN_WIDTH, Fragment, Line, UiState, fit, join_lines, screen_lines,
+    MIN_HEIGHT, MIN_WIDTH, Fragment, Line, UiState, fit, join_lines, name_of, screen_lines,
 )
 from allegra_lan.tui.stepper import Position, Stepper, StepperError, load_replay
 
@@ -202,7 +202,7 @@ _ALIASES = {"c-i": "tab", "c-m": "enter", "c-j": "enter", "c-h": "backspace"}
 
 
 def _name(names: tuple[str, ...], seat: int) -> str:
-    return names[seat] if 0 <= seat < len(names) and names[seat] else f"seat {seat}"
+    return name_of(names, seat)
 
 
 def _key_text(key: str) -> str:

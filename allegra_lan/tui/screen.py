@@ -624,36 +624,20 @@ def _round_end(v: SeatView, ui: UiState, width: int, height: int, game: bool) ->
 
 
 def help_lines(variant: str) -> list[str]:
-    lines = [
-        "Keys",
-        "  arrows or h j k l   move the cursor over your display",
-        "  space or enter      choose the card under the cursor (turn up, place, peek...)",
-        "  d                   draw from the deck",
-        "  t                   take the top of the discard pile",
-        "  x                   discard the card in hand (drawn from the deck)",
-        "  1, 2                which card in hand to place, when you hold two",
-    ]
-    if variant == "grande":
-        lines += [
-            "  s                   swap two cards of your display (instead of drawing)",
-            "  r, c                peek at the cursor's row or column (-2)",
-            "  (5, 13)             peek at / replace the card under the cursor with enter",
-        ]
-    else:
-        lines += [
-            "  k                   knock for the card another player just drew",
-            "  n                   let the knock window pass",
-            "  g then a number     give the drawn card to a player who knocked",
-        ]
+    """The help screen: every key of the variant, read from the one key table (tui/keys.py)
+    that the footer and the key handling read too, so the three cannot disagree."""
+    from .keys import help_entries
+
+    lines = ["Keys (the footer shows the ones that do something now)"]
+    for label, what in help_entries(variant):
+        lines.append(f"  {label:<15} {what}")
     lines += [
-        "  ?                   this help (any key closes it)",
-        "  q or Ctrl-C         quit (asks first; the replay is kept)",
         "",
         "Cards: ? closed, . cleared, (7) a closed card that only you have seen.",
-        "The footer lists only the keys you may press now.",
+        "The rules: press r.",
     ]
     if variant == "allegra":
-        lines.append("Your area: your display and, after +, your left neighbour's last column.")
+        lines.append("Your area: your display and your left neighbour's rightmost column (shared).")
     return lines
 
 

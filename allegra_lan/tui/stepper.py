@@ -34,13 +34,13 @@ from allegra_lan.rules import (
     Discard, DrawFromDeck, Exchange, Give, Move, PeekCard, PeekLine, Place, ReplaceOpen,
     Slot, State, Swap, TakeDiscard, TurnUp, move_from_dict, to_act,
 )
-from allegra_lan.rules.effects import (
-    Cleared, Collapsed, Discarded, Drawn, EndTriggered, GameEnded, Placed, Reshuffled,
-    Revealed, RoundEnded,
-)
+from allegra_lan.rules.effects import Discarded, Drawn, GameEnded, Placed, Revealed, RoundEnded
 from allegra_lan.table import SETUP_KINDS, TAKEOVER, Table
 from allegra_lan.tools import fold_log
 from allegra_lan.tools.render import card_text
+
+from .screen import name_of
+from .words import narrate_effect
 
 
 class StepperError(ValueError):
@@ -82,18 +82,14 @@ def _value(card: int, seen: dict[int, int], before: State, after: State) -> str:
 
 def _where(at: Slot, actor: int, names: Sequence[str]) -> str:
     place = f"row {at.row + 1} col {at.col + 1}"
-    return place if at.seat == actor else f"{_name(names, at.seat)}'s {place}"
-
-
-def _name(names: Sequence[str], seat: int) -> str:
-    return names[seat] if 0 <= seat < len(names) and names[seat] else f"seat {seat}"
+    return place if at.seat == actor else f"{name_of(names, at.seat)}'s {place}"
 
 
 def describe(before: State, move: Move, after: State, names: Sequence[str]) -> str:
     """What `move` did, as a line in the move list: public facts only (never a peeked value)."""
     d = to_act(before)
     actor = d.seat if d is not None else before.active
-    who = _name(names, actor)
+    who = name_of(names, actor)
     fx = after.effects
     seen = {e.card: e.value for e in fx if isinstance(e, Revealed)}
 
@@ -132,7 +128,7 @@ def describe(before: State, move: Move, after: State, names: Sequence[str]) -> s
     elif isinstance(move, Give):
         drawn = before.hand[0][0] if before.hand else None
         face = val(drawn) if drawn is not None else "the card"
-        text = f"{who} gave {face} to {_name(names, move.to)}, who knocked"
+        text = f"{who} gave {face} to {name_of(names, move.to)}, who knocked"
     elif isinstance(move, Exchange):
         taken = next((e for e in fx if isinstance(e, Placed) and e.at == move.at), None)
         face = val(taken.card) if taken is not None else "a card"
@@ -140,24 +136,7 @@ def describe(before: State, move: Move, after: State, names: Sequence[str]) -> s
                 f"and put it at {_where(move.at, actor, names)}")
     else:  # pragma: no cover - every move type is named above
         text = f"{who}: {type(move).__name__}"
-    extra: list[str] = []
-    for e in fx:
-        if isinstance(e, Cleared):
-            n = len(e.cards)
-            what = f"{n} card{'s' if n != 1 else ''} cleared"
-            extra.append(what if e.step == 1 else f"chain step {e.step}: {what}")
-        elif isinstance(e, Collapsed):
-            lines = [f"row {r + 1}" for r in e.rows] + [f"column {c + 1}" for c in e.cols]
-            extra.append(f"{_name(names, e.seat)}'s display closed up ({', '.join(lines)} gone)")
-        elif isinstance(e, Reshuffled):
-            extra.append(f"the discard pile was shuffled into a new deck ({e.cards} cards)")
-        elif isinstance(e, EndTriggered):
-            extra.append(f"{_name(names, e.seat)} has no closed card left: last turns")
-        elif isinstance(e, RoundEnded):
-            extra.append(f"round {e.round_no + 1} is over")
-        elif isinstance(e, GameEnded):
-            ws = " and ".join(_name(names, w) for w in e.winners)
-            extra.append(f"game over, {'winner' if len(e.winners) == 1 else 'winners'} {ws}")
+    extra = [w for e in fx if (w := narrate_effect(e, names, None, actor, val)) is not None]
     return "; ".join([text, *extra])
 
 
@@ -167,7 +146,7 @@ def describe(before: State, move: Move, after: State, names: Sequence[str]) -> s
 def _takeover_words(ev: Event, names: Sequence[str]) -> str:
     """The seats a takeover hands to bots (the Table has checked every consent already)."""
     taken = [seat for seat, _key in read_seats(ev.body["seats"], len(names))]
-    who = " and ".join(_name(names, s) for s in taken)
+    who = " and ".join(name_of(names, s) for s in taken)
     return f"{who} {'is' if len(taken) == 1 else 'are'} played by a bot from here, every other seat agreeing"
 
 
