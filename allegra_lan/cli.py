@@ -12,12 +12,19 @@ read but failed a check is status 1.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
-from typing import Callable, NoReturn, Sequence
+from typing import Callable, Iterator, NoReturn, Sequence
 
 from allegra_lan import __version__
 from allegra_lan.files import FileRefused, WriteFailed
+from allegra_lan.netargs import add_network_arguments, add_profile_argument
+from allegra_lan.tool_args import (
+    add_diff_arguments, add_export_arguments, add_show_arguments, add_standings_arguments,
+    add_verify_arguments,
+)
+from allegra_lan.usage import CommandError, UsageError
 
 
 EXIT_RULE = (
@@ -27,15 +34,6 @@ EXIT_RULE = (
     "regular file, not a replay, a line too long) or cannot be written (a full disk), "
     "named in one line on stderr."
 )
-
-
-class UsageError(Exception):
-    """A command line that cannot be run; printed as one line, exit status 2."""
-
-    def __init__(self, prog: str, message: str) -> None:
-        super().__init__(message)
-        self.prog = prog
-        self.message = message
 
 
 class _Parser(argparse.ArgumentParser):
@@ -70,18 +68,19 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
 
 def _cmd_id(args: argparse.Namespace) -> int:
-    from allegra_lan.log.identity import IdentityError, config_dir, load_or_create
+    from allegra_lan.log.identity import KEY_FILE, IdentityError, key_dir, load_or_create
 
     try:
-        ident, made = load_or_create()
+        where = key_dir()
+        ident, made = load_or_create(where)
     except IdentityError as e:
         raise UsageError(args.prog, str(e)) from None
     if made:
-        print(f"made a new key pair in {config_dir()}", file=sys.stderr)
+        print(f"made a new key pair in {where}", file=sys.stderr)
     print(ident.fingerprint)
     if args.verbose:
         print(f"public key: {ident.public.hex()}")
-        print(f"key file:   {config_dir() / 'identity.key'}")
+        print(f"key file:   {where / KEY_FILE}")
     return 0
 
 
@@ -104,27 +103,25 @@ def _replay_view(args: argparse.Namespace) -> int:
 
 
 def _add_tools(sub: argparse._SubParsersAction) -> None:
-    from allegra_lan.tools import diff, export, render, standings, verify
-
     replay = sub.add_parser(
         "replay", help="verify, show, export and rank replay files",
         description="Tools for finished (or cut-short) games kept as .allegra replay files.",
     )
     replay.set_defaults(prog="allegra replay")
     rsub = replay.add_subparsers(dest="tool", metavar="tool")
-    for name, mod, add, run, text in (
-        ("verify", verify, verify.add_verify_arguments, "run_verify",
+    for name, module, add, run, text in (
+        ("verify", "verify", add_verify_arguments, "run_verify",
          "check signatures, chain, seed ceremony, every move and the header's result"),
-        ("show", render, render.add_show_arguments, "run_show",
+        ("show", "render", add_show_arguments, "run_show",
          "the table as text at any point, as one seat saw it or with every card"),
-        ("export", export, export.add_export_arguments, "run_export",
+        ("export", "export", add_export_arguments, "run_export",
          "one JSON object per event (decoded, with the state hash after it)"),
-        ("standings", standings, standings.add_standings_arguments, "run_standings",
+        ("standings", "standings", add_standings_arguments, "run_standings",
          "players ranked over many games (games that do not verify are left out)"),
     ):
         p = rsub.add_parser(name, help=text, description=text[0].upper() + text[1:] + ".")
         add(p)
-        p.set_defaults(handler=_tool(mod.__name__.rsplit(".", 1)[1], run), prog=f"allegra replay {name}")
+        p.set_defaults(handler=_tool(module, run), prog=f"allegra replay {name}")
     view = rsub.add_parser("view", help="step through a replay on the table screen, forward and back",
                            description="The client's table screen over a replay: step by move, turn "
                                        "or round, forward and back, or jump to a seq (? for the keys).")
@@ -138,7 +135,7 @@ def _add_tools(sub: argparse._SubParsersAction) -> None:
                        description="The first seq where two logs part, both events side by side, "
                                    "what differs in the state there, and what follows. "
                                    "Exit 0 same, 1 different, 2 unreadable.")
-    diff.add_diff_arguments(d)
+    add_diff_arguments(d)
     d.set_defaults(handler=_tool("diff", "run_diff"), prog="allegra diff")
 
 
@@ -168,6 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--pace", type=float, default=0.7, metavar="SECONDS",
                       help="how long each bot move and each clearing step is shown (default: 0.7)")
     play.add_argument("--name", default="", help="your name at the table (default: your login name)")
+    add_profile_argument(play)
     play.set_defaults(handler=_cmd_play, prog="allegra play")
 
     sim = sub.add_parser(
@@ -198,12 +196,32 @@ def build_parser() -> argparse.ArgumentParser:
                     "$XDG_CONFIG_HOME/allegra-lan/identity.key (mode 0600; made on first use).",
     )
     ident.add_argument("-v", "--verbose", action="store_true", help="also the public key and the key file")
+    add_profile_argument(ident)
     ident.set_defaults(handler=_cmd_id, prog="allegra id")
     _add_tools(sub)
-    from allegra_lan.netcli import add_network_arguments
-
     add_network_arguments(sub)
     return parser
+
+
+@contextlib.contextmanager
+def _profile(name: str | None) -> Iterator[None]:
+    """Run a command as profile `name`: every module that loads the player's key
+    (log.identity.key_dir) reads ALLEGRA_PROFILE, so `--profile` reaches the table client
+    too; set for the command only, as a test calling main() twice would expect."""
+    if name is None:
+        yield
+        return
+    from allegra_lan.log.identity import PROFILE_ENV
+
+    before = os.environ.get(PROFILE_ENV)
+    os.environ[PROFILE_ENV] = name
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(PROFILE_ENV, None)
+        else:
+            os.environ[PROFILE_ENV] = before
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -224,8 +242,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise UsageError("allegra", "choose a command: play, simulate, id, replay, diff, games, host, "
                                         "join, watch or resume (see allegra --help)")
         try:
-            return handler(args)
-        except _command_errors() as e:
+            with _profile(getattr(args, "profile", None)):
+                return handler(args)
+        except CommandError as e:
             raise UsageError(args.prog, str(e)) from None
         except (WriteFailed, FileRefused) as e:  # a full disk, a FIFO given as a file: one line
             raise UsageError(args.prog, str(e)) from None
@@ -237,12 +256,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 1
-
-
-def _command_errors() -> tuple[type[Exception], ...]:
-    from allegra_lan.netcli import CommandError
-
-    return (CommandError,)
 
 
 __all__ = ["main", "build_parser", "UsageError"]

@@ -39,8 +39,8 @@ from allegra_lan.rules.effects import (
     Revealed, RoundEnded,
 )
 from allegra_lan.table import SETUP_KINDS, TAKEOVER, Table
-from allegra_lan.tools import fold_log
-from allegra_lan.tools.render import card_text
+from allegra_lan.fold import fold_log
+from .screen import value_text as card_text
 
 
 class StepperError(ValueError):
