@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import re
+import shlex
+from pathlib import Path
 from typing import Callable
 
 # The bots a network command may seat: the registry's names (bots.registry.bot_names(),
@@ -32,6 +34,14 @@ def add_profile_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--profile", type=profile_arg, default=None, metavar="NAME",
                         help="play as another identity of this machine: its own key, kept in the "
                              "data directory's profiles/NAME/ (made on first use; see allegra id)")
+
+
+def resume_command(replay: Path, interface: str, profile: str | None = None) -> str:
+    """The exact command that goes on with a game this peer left: printed on leaving."""
+    words = ["allegra", "resume", str(replay), "--interface", interface]
+    if profile:
+        words += ["--profile", profile]
+    return shlex.join(words)
 
 
 def _net(command: str) -> Callable[[argparse.Namespace], int]:
@@ -189,4 +199,4 @@ def add_network_arguments(sub: argparse._SubParsersAction) -> None:
     r.set_defaults(handler=_net("resume"), prog="allegra resume")
 
 
-__all__ = ["BOT_NAMES", "interface_arg", "profile_arg", "add_profile_argument", "add_network_arguments"]
+__all__ = ["BOT_NAMES", "resume_command", "interface_arg", "profile_arg", "add_profile_argument", "add_network_arguments"]

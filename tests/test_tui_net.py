@@ -301,6 +301,11 @@ def test_the_host_seats_a_bot_quits_mid_game_and_resumes_in_the_client(tmp_path:
         async def second(p: Person) -> None:
             await p.until("the table again", lambda: again.phase == "table", 60)
             assert "cy (you)" in p.screen()
+            # "Last moves" is filled from the log: our turn-ups of before the quit are there.
+            assert again.play is not None
+            assert any(line.startswith("your row ") and "turned up" in line for line in again.play.moves), \
+                list(again.play.moves)
+            assert "your row " in p.screen().partition("Last moves")[2]
             await play_to_the_end(p)
             await asyncio.wait_for(again._trio_done.wait(), 30)
 
@@ -406,14 +411,17 @@ def test_a_wrong_pin_in_the_client_says_why_and_leaves_cleanly(tmp_path: Path) -
                        Pace(bot=0, knock=None))
 
     async def body(p: Person) -> None:
-        await p.until("the join to fail", lambda: client.failed)
+        await p.until("the join to be refused", lambda: bool(client.failure))
+        # A refused join goes back to the list, the reason on it (not a room stuck on it).
+        await p.until("the list again", lambda: "tables open now" in p.screen() and table in p.screen())
         text = p.screen()
-        assert "PIN" in text, text
+        assert client.phase == "browse" and f"'{table}' refused: " in text and "PIN" in text, text
+        assert client.node is None and not client.failed
         await p.press("q")
 
     try:
         asyncio.run(with_client(client, body))
-        assert client.failed and client.quit and client.play is None
+        assert client.quit and client.play is None and "PIN" in client.failure
     finally:
         if host.poll() is None:
             os.killpg(host.pid, signal.SIGKILL)
