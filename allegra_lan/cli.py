@@ -64,7 +64,39 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 def _cmd_play(args: argparse.Namespace) -> int:
     from allegra_lan.tui.play import run_play  # prompt_toolkit only when it runs
 
-    return run_play(args)
+    status = run_play(args)
+    from allegra_lan.tools.stats import after_game_lines  # your record, in a line or two
+
+    for line in after_game_lines(args.variant, args.players):
+        print(line)
+    return status
+
+
+def _cmd_rules(args: argparse.Namespace) -> int:
+    """The rules in plain words, from rules_text (written with the client's rules page)."""
+    import shutil
+
+    try:
+        from allegra_lan.rules_text import rules_text
+    except ImportError:
+        raise UsageError(args.prog, "this installation has no rules text (allegra_lan.rules_text "
+                                    "is missing); docs/rules.md has the rules") from None
+    width = args.width if args.width is not None else \
+        (min(78, shutil.get_terminal_size((80, 24)).columns - 2) if sys.stdout.isatty() else 78)
+    text = rules_text(args.variant, width=max(40, width))
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    sys.stdout.flush()
+    return 0
+
+
+def _width(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number of columns: {text!r}") from None
+    if not 40 <= v <= 200:
+        raise argparse.ArgumentTypeError("must be 40 to 200 columns")
+    return v
 
 
 def _cmd_id(args: argparse.Namespace) -> int:
@@ -198,6 +230,25 @@ def build_parser() -> argparse.ArgumentParser:
     ident.add_argument("-v", "--verbose", action="store_true", help="also the public key and the key file")
     add_profile_argument(ident)
     ident.set_defaults(handler=_cmd_id, prog="allegra id")
+    rules = sub.add_parser(
+        "rules", help="the rules of ALLEGRA or ALLEGRA Grande, in plain words",
+        description="Print the rules of a variant in plain words, with small drawn examples.")
+    rules.add_argument("--variant", choices=["allegra", "grande"], default="grande",
+                       help="the game (default: grande)")
+    rules.add_argument("--width", type=_width, default=None, metavar="COLUMNS",
+                       help="wrap at this width (default: the terminal's, at most 78)")
+    rules.set_defaults(handler=_cmd_rules, prog="allegra rules")
+    stats = sub.add_parser(
+        "stats", help="your games: wins, scores, clears and chains per variant and player count",
+        description="Your finished games from the data directory's games/ (those where your key, "
+                    "or --profile's, holds a seat), per variant and player count: games, wins, mean "
+                    "score, best round, cards cleared, longest chain reaction. Every file is checked "
+                    "like replay verify; files that are not are named on stderr and left out "
+                    "(exit 0 still).")
+    stats.add_argument("--dir", default=None, metavar="DIR",
+                       help="read the replays in DIR instead of the data directory's games/")
+    add_profile_argument(stats)
+    stats.set_defaults(handler=_tool("stats", "run_stats"), prog="allegra stats")
     _add_tools(sub)
     add_network_arguments(sub)
     return parser
@@ -239,8 +290,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             prog = getattr(args, "prog", "allegra")
             if prog == "allegra replay":
                 raise UsageError(prog, "choose a tool: verify, show, view, export or standings")
-            raise UsageError("allegra", "choose a command: play, simulate, id, replay, diff, games, host, "
-                                        "join, watch or resume (see allegra --help)")
+            raise UsageError("allegra", "choose a command: play, rules, stats, simulate, id, replay, "
+                                        "diff, games, host, join, watch or resume (see allegra --help)")
         try:
             with _profile(getattr(args, "profile", None)):
                 return handler(args)
