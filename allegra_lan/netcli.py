@@ -19,9 +19,9 @@ import trio
 
 from .bots.registry import bot_names
 from .files import FileRefused, open_regular
-from .log.identity import Identity, IdentityError, data_dir, load_or_create
-from .netargs import add_network_arguments, interface_arg
-from .rules import RulesetError, ruleset_for
+from .log.identity import Identity, IdentityError, data_dir, load_or_create, profile_name
+from .netargs import add_network_arguments, interface_arg, resume_command
+from .rules import RulesetError, ruleset_for, to_act
 from .usage import CommandError
 
 
@@ -40,8 +40,9 @@ def _leaf(group: BaseExceptionGroup) -> BaseException:
     return first
 
 
-def _run(make: Callable[[], Awaitable[Any]]) -> Any:
-    """trio.run with SIGTERM and Ctrl-C cancelling the game cleanly (ads withdrawn, files closed)."""
+def _run(make: Callable[[], Awaitable[Any]], seen: list[Any] | None = None, interface: str = "") -> Any:
+    """trio.run with SIGTERM and Ctrl-C cancelling the game cleanly (ads withdrawn, files closed).
+    `seen` gets the node as soon as it exists (on_node), so a stop names its replay."""
 
     async def main() -> Any:
         out: list[Any] = [None]
@@ -65,8 +66,12 @@ def _run(make: Callable[[], Awaitable[Any]]) -> Any:
     except BaseExceptionGroup as group:
         raise _leaf(group) from None
     if result is None:
+        writer = seen[-1].writer if seen else None
+        if writer is not None:
+            raise CommandError(f"stopped before the game ended; to go on with it: "
+                               f"{resume_command(writer.path, interface, profile_name())}")
         raise CommandError("stopped before the game ended (the replay keeps what was played; "
-                           "`allegra resume FILE` goes on)")
+                           "`allegra resume FILE --interface ADDR` goes on)")
     return result
 
 
@@ -117,16 +122,19 @@ def _cmd_games(args: argparse.Namespace) -> int:
     return 0
 
 
-def _report(node) -> int:  # type: ignore[no-untyped-def]
+def _report(node, interface: str | None = None) -> int:  # type: ignore[no-untyped-def]
+    """The result, the replay, and (a player's game that did not end) how to go on with it."""
     from .net.session import result_line
 
     print(result_line(node))
-    if node.writer is not None:
-        print(f"replay: {node.writer.path}")
-    if node.faults:
-        print(f"{len(node.faults)} refused message(s) from peers (see above)")
     state = node.table.state
     ended = state is not None and node.done.is_set() and node.stopped is None
+    if node.writer is not None:
+        print(f"replay: {node.writer.path}")
+        if interface is not None and node.replica.fork is None and (state is None or to_act(state) is not None):
+            print(f"to go on with this game: {resume_command(node.writer.path, interface, profile_name())}")
+    if node.faults:
+        print(f"{len(node.faults)} refused message(s) from peers (see above)")
     return 0 if ended and node.replica.fork is None else 1
 
 
@@ -152,12 +160,14 @@ def _cmd_host(args: argparse.Namespace) -> int:
     name = args.name or bot
     seats = [SeatSpec(name, bot)] + [SeatSpec(f"{b}-{i + 1}", b) for i, b in enumerate(extra)]
     ident = _identity(args)
+    seen: list[Any] = []
     node = _run(lambda: run_host(
         ident, args.interface, variant=args.variant, players=args.players,
         table_name=args.table or f"{name}'s table", seats=seats, pin=args.pin,
         games_dir=data_dir() / "games", say=_say(args.quiet), pace=args.pace,
-        spectators=args.spectators, takeover=args.takeover_after, options=_options(args)))
-    return _report(node)
+        spectators=args.spectators, takeover=args.takeover_after, options=_options(args),
+        on_listening=seen.append), seen, args.interface)
+    return _report(node, args.interface)
 
 
 def _options(args: argparse.Namespace) -> dict[str, int] | None:
@@ -173,15 +183,16 @@ def _cmd_join(args: argparse.Namespace) -> int:
     bot = args.bot
     ident = _identity(args)
     ad = _find_table(args, need_free_seat=True)
+    seen: list[Any] = []
     try:
         node = _run(lambda: run_guest(
             ident, args.interface, address=(ad.address, ad.port), table_id=ad.game_id,
             seats=[SeatSpec(args.name or bot, bot)], pin=args.pin,
             games_dir=data_dir() / "games", say=_say(args.quiet), want_seat=args.seat,
-            pace=args.pace))
+            pace=args.pace, on_node=seen.append), seen, args.interface)
     except JoinError as e:
         raise CommandError(str(e)) from None
-    return _report(node)
+    return _report(node, args.interface)
 
 
 def _find_table(args: argparse.Namespace, *, need_free_seat: bool):  # type: ignore[no-untyped-def]
@@ -248,8 +259,9 @@ def _cmd_resume(args: argparse.Namespace) -> int:
         args.name, args.pin = None, None
         return _client(args, resume=path)
     try:
+        seen: list[Any] = []
         node = _run(lambda: run_resume(args.interface, path, _say(args.quiet), args.pace,
-                                       person_bot=args.bot))
+                                       person_bot=args.bot, on_node=seen.append), seen, args.interface)
     except ResumeError as e:
         raise CommandError(str(e)) from None
-    return _report(node)
+    return _report(node, args.interface)
