@@ -28,6 +28,7 @@ from allegra_lan.log.replay import ReplayWriter
 from allegra_lan.rules import legal_moves, ruleset_for, to_act
 from allegra_lan.rules.effects import Cleared
 from allegra_lan.rules.rng import Stream
+from allegra_lan.tools.verify import verify_file
 
 ROOT = Path(__file__).resolve().parents[1]
 TMUX = shutil.which("tmux")
@@ -163,10 +164,12 @@ def test_stats_before_any_game_and_with_a_bad_directory(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(TMUX is None, reason="tmux is not installed (.ci/run installs it)")
 def test_allegra_play_ends_with_a_line_of_the_person_s_record(tmp_path: Path) -> None:
-    """In a real terminal: two finished 4-player Grande games already in the data
-    directory; a new game, quit at once; the record is printed under the replay line."""
-    me = my_identity(tmp_path)
+    """In a real terminal, as profile bob: two finished 4-player Grande games of bob's (and
+    one of the default key) in the data directory; a new game, quit at once; bob's record
+    is printed under the replay line, and bob's key sits at seat 0 of the new game."""
+    me = my_identity(tmp_path, "bob")
     before = [play_one(tmp_path, me, g, "grande", 4) for g in (1, 2)]
+    play_one(tmp_path, my_identity(tmp_path), 3, "grande", 4)
     socket = f"allegra-stats-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     conf = tmp_path / "tmux.conf"
     conf.write_text("set -g remain-on-exit on\nset -g status off\n", "utf-8")
@@ -175,7 +178,7 @@ def test_allegra_play_ends_with_a_line_of_the_person_s_record(tmp_path: Path) ->
     env["TERM"] = "xterm-256color"
     shell = (f"env XDG_CONFIG_HOME={shlex.quote(str(tmp_path / 'config'))} "
              f"XDG_DATA_HOME={shlex.quote(str(tmp_path / 'data'))} "
-             f"{shlex.quote(sys.executable)} -m allegra_lan play --seed 3; echo $? > {shlex.quote(str(status))}")
+             f"{shlex.quote(sys.executable)} -m allegra_lan play --seed 3 --profile bob; echo $? > {shlex.quote(str(status))}")
 
     def tmux(*args: str) -> str:
         assert TMUX is not None
@@ -208,5 +211,8 @@ def test_allegra_play_ends_with_a_line_of_the_person_s_record(tmp_path: Path) ->
         assert (f"your ALLEGRA Grande games with 4 players: 2 played, {want[1]} won, mean score "
                 f"{want[2]:.1f}, best round {want[3]}, longest chain {want[5]} (allegra stats for all)"
                 in text), text
+        new = [p for p in games_dir(tmp_path).glob("*.allegra") if not p.name.startswith("game-")]
+        assert len(new) == 1
+        assert verify_file(new[0]).seats[0][1] == me.fingerprint
     finally:
         subprocess.run([TMUX, "-L", socket, "kill-server"], capture_output=True, timeout=10)
