@@ -208,6 +208,8 @@ def test_a_person_hosts_in_the_client_a_bot_joins_and_they_play_a_whole_game(tmp
             guest.start()
             await p.until("the bot to sit down", lambda: "bot (greedy)" in p.screen())
             assert "press r when you are ready" in p.screen()
+            # The notes name the guest as it sat down, not by its key's fingerprint.
+            await p.until("the guest named in the notes", lambda: "connected to greedy" in p.screen())
             await start_game(p, client)
             assert "ALLEGRA Grande" in p.screen().split("\n")[0]
             await play_to_the_end(p)
@@ -314,6 +316,17 @@ def test_the_host_seats_a_bot_quits_mid_game_and_resumes_in_the_client(tmp_path:
         assert again.node is not None and again.node.table.seq > held
         guest.finishes()
         same_log(games, guest)
+
+
+def test_a_note_said_again_and_again_is_kept_once_with_a_count(tmp_path: Path) -> None:
+    """The waiting room said "waiting for players: 1 of 2 seats taken" four times in a row."""
+    client = NetClient(Identity.from_seed(b"tui-net-notes" * 3), Want(LOOPBACK, "gil", tmp_path))
+    for _ in range(4):
+        client.say("waiting for players: 1 of 2 seats taken, 0 ready")
+    client.say("2 of 2 seats taken")
+    client.say("waiting for players: 1 of 2 seats taken, 0 ready")
+    assert list(client.notes) == ["waiting for players: 1 of 2 seats taken, 0 ready (x4)",
+                                  "2 of 2 seats taken", "waiting for players: 1 of 2 seats taken, 0 ready"]
 
 
 def test_without_bot_and_without_a_terminal_the_commands_say_so(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ happened, and draws exactly what its seat may see.
 from __future__ import annotations
 
 import asyncio
+import re
 import sys
 from collections import deque
 from dataclasses import dataclass
@@ -215,6 +216,20 @@ class NetPlayClient(PlayClient):
             self.idle.clear()
 
 
+_REPEATED = re.compile(r"^(.*) \(x(\d+)\)$")
+
+
+def _base(note: str) -> str:
+    """A note without its repeat count."""
+    m = _REPEATED.match(note)
+    return m.group(1) if m else note
+
+
+def _times(note: str) -> int:
+    m = _REPEATED.match(note)
+    return int(m.group(2)) if m else 1
+
+
 def same_key_words(error: str, me: Identity) -> str | None:
     """One line for a handshake refused because both ends show our own key (a second
     terminal of the same person, on the same config directory), or None for any other
@@ -281,11 +296,35 @@ class NetClient:
             words = same_key_words(text, self.identity)
             if words is not None:
                 text = "refused your key from a second terminal: join there with --profile NAME"
-        self.notes.append(text)
+        if self.notes and _base(self.notes[-1]) == text:  # "waiting for players ..." once, counted
+            seen = _times(self.notes[-1]) + 1
+            self.notes[-1] = f"{text} (x{seen})"
+        else:
+            self.notes.append(text)
         if self.play is not None and not self.play.frame:
-            self.play.message = text
+            self.play.message = self._named(text)
             self.play.refused = text.startswith("refused")
         self.on_change()
+
+    def _named(self, text: str) -> str:
+        """A note names peers by key fingerprint; a person knows them by the names they sat
+        down with: each fingerprint whose key holds a seat becomes that seat's name. Done
+        as the notes are drawn, so "connected to ..." (said before the peer sat down) reads
+        as its name once it has one."""
+        node = self.node
+        if node is None or "-" not in text:
+            return text
+        names: dict[str, list[str]] = {}  # peer (owner key) -> the names of the seats it plays
+        claims = node.lobby.claims if node.lobby is not None else {}
+        for _, c in sorted(claims.items()):
+            names.setdefault(fingerprint(c.owner), []).append(c.name)
+        if node.table.genesis is not None:
+            for s in node.table.genesis.seats:
+                names.setdefault(fingerprint(s.key), []).append(s.name)
+        for fp, who in names.items():
+            if fp in text and fp != self.identity.fingerprint:
+                text = text.replace(fp, " and ".join(dict.fromkeys(who)))
+        return text
 
     def _rows(self) -> list[TableAd]:
         return sorted(self.tables.values(), key=lambda a: (a.name, a.host))
@@ -310,11 +349,11 @@ class NetClient:
         if self.phase == "browse":
             rows = [TableRow(a.name, ruleset_for(a.variant).title, a.seats_taken, a.seats_total,
                              a.pin, a.host) for a in self._rows()]
-            lines = browse_lines(rows, self.selected, self.want.interface, notes=list(self.notes),
+            lines = browse_lines(rows, self.selected, self.want.interface, notes=[self._named(n) for n in self.notes],
                                  message=self.message, refused=self.refused, keys=self.keys(),
                                  width=width, height=height)
         else:
-            lines = room_lines(self._room(), notes=list(self.notes), message=self.message,
+            lines = room_lines(self._room(), notes=[self._named(n) for n in self.notes], message=self.message,
                                refused=self.refused, keys=self.keys(), width=width, height=height)
         return join_lines(lines)
 
