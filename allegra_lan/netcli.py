@@ -20,7 +20,7 @@ import trio
 from .bots.registry import bot_names
 from .files import FileRefused, open_regular
 from .log.identity import Identity, IdentityError, data_dir, load_or_create, profile_name
-from .netargs import add_network_arguments, interface_arg, resume_command
+from .netargs import resume_command
 from .rules import RulesetError, ruleset_for, to_act
 from .usage import CommandError
 

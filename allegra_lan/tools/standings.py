@@ -18,7 +18,7 @@ from typing import Iterable, TextIO
 from allegra_lan.tool_args import STANDINGS_FORMATS, add_standings_arguments
 from allegra_lan.tools import ToolError, files_and_jobs, prog_of, usage_error
 from allegra_lan.tools.verify import (
-    Verdict, jobs_arg, unreadable, unreadable_line, verdict_line, verify_many,
+    Verdict, unreadable, unreadable_line, verdict_line, verify_many,
 )
 
 PROG = "allegra replay standings"
