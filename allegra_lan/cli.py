@@ -12,12 +12,19 @@ read but failed a check is status 1.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
-from typing import Callable, NoReturn, Sequence
+from typing import Callable, Iterator, NoReturn, Sequence
 
 from allegra_lan import __version__
 from allegra_lan.files import FileRefused, WriteFailed
+from allegra_lan.netargs import add_network_arguments, add_profile_argument
+from allegra_lan.tool_args import (
+    add_diff_arguments, add_export_arguments, add_show_arguments, add_standings_arguments,
+    add_verify_arguments,
+)
+from allegra_lan.usage import CommandError, UsageError
 
 
 EXIT_RULE = (
@@ -27,15 +34,6 @@ EXIT_RULE = (
     "regular file, not a replay, a line too long) or cannot be written (a full disk), "
     "named in one line on stderr."
 )
-
-
-class UsageError(Exception):
-    """A command line that cannot be run; printed as one line, exit status 2."""
-
-    def __init__(self, prog: str, message: str) -> None:
-        super().__init__(message)
-        self.prog = prog
-        self.message = message
 
 
 class _Parser(argparse.ArgumentParser):
@@ -66,22 +64,55 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 def _cmd_play(args: argparse.Namespace) -> int:
     from allegra_lan.tui.play import run_play  # prompt_toolkit only when it runs
 
-    return run_play(args)
+    status = run_play(args)
+    from allegra_lan.tools.stats import after_game_lines  # your record, in a line or two
+
+    for line in after_game_lines(args.variant, args.players):
+        print(line)
+    return status
+
+
+def _cmd_rules(args: argparse.Namespace) -> int:
+    """The rules in plain words, from rules_text (written with the client's rules page)."""
+    import shutil
+
+    try:
+        from allegra_lan.rules_text import rules_text
+    except ImportError:
+        raise UsageError(args.prog, "this installation has no rules text (allegra_lan.rules_text "
+                                    "is missing); docs/rules.md has the rules") from None
+    width = args.width if args.width is not None else \
+        (min(78, shutil.get_terminal_size((80, 24)).columns - 2) if sys.stdout.isatty() else 78)
+    text = rules_text(args.variant, width=max(40, width))
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    sys.stdout.flush()
+    return 0
+
+
+def _width(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number of columns: {text!r}") from None
+    if not 40 <= v <= 200:
+        raise argparse.ArgumentTypeError("must be 40 to 200 columns")
+    return v
 
 
 def _cmd_id(args: argparse.Namespace) -> int:
-    from allegra_lan.log.identity import IdentityError, config_dir, load_or_create
+    from allegra_lan.log.identity import KEY_FILE, IdentityError, key_dir, load_or_create
 
     try:
-        ident, made = load_or_create()
+        where = key_dir()
+        ident, made = load_or_create(where)
     except IdentityError as e:
         raise UsageError(args.prog, str(e)) from None
     if made:
-        print(f"made a new key pair in {config_dir()}", file=sys.stderr)
+        print(f"made a new key pair in {where}", file=sys.stderr)
     print(ident.fingerprint)
     if args.verbose:
         print(f"public key: {ident.public.hex()}")
-        print(f"key file:   {config_dir() / 'identity.key'}")
+        print(f"key file:   {where / KEY_FILE}")
     return 0
 
 
@@ -104,27 +135,25 @@ def _replay_view(args: argparse.Namespace) -> int:
 
 
 def _add_tools(sub: argparse._SubParsersAction) -> None:
-    from allegra_lan.tools import diff, export, render, standings, verify
-
     replay = sub.add_parser(
         "replay", help="verify, show, export and rank replay files",
         description="Tools for finished (or cut-short) games kept as .allegra replay files.",
     )
     replay.set_defaults(prog="allegra replay")
     rsub = replay.add_subparsers(dest="tool", metavar="tool")
-    for name, mod, add, run, text in (
-        ("verify", verify, verify.add_verify_arguments, "run_verify",
+    for name, module, add, run, text in (
+        ("verify", "verify", add_verify_arguments, "run_verify",
          "check signatures, chain, seed ceremony, every move and the header's result"),
-        ("show", render, render.add_show_arguments, "run_show",
+        ("show", "render", add_show_arguments, "run_show",
          "the table as text at any point, as one seat saw it or with every card"),
-        ("export", export, export.add_export_arguments, "run_export",
+        ("export", "export", add_export_arguments, "run_export",
          "one JSON object per event (decoded, with the state hash after it)"),
-        ("standings", standings, standings.add_standings_arguments, "run_standings",
+        ("standings", "standings", add_standings_arguments, "run_standings",
          "players ranked over many games (games that do not verify are left out)"),
     ):
         p = rsub.add_parser(name, help=text, description=text[0].upper() + text[1:] + ".")
         add(p)
-        p.set_defaults(handler=_tool(mod.__name__.rsplit(".", 1)[1], run), prog=f"allegra replay {name}")
+        p.set_defaults(handler=_tool(module, run), prog=f"allegra replay {name}")
     view = rsub.add_parser("view", help="step through a replay on the table screen, forward and back",
                            description="The client's table screen over a replay: step by move, turn "
                                        "or round, forward and back, or jump to a seq (? for the keys).")
@@ -138,7 +167,7 @@ def _add_tools(sub: argparse._SubParsersAction) -> None:
                        description="The first seq where two logs part, both events side by side, "
                                    "what differs in the state there, and what follows. "
                                    "Exit 0 same, 1 different, 2 unreadable.")
-    diff.add_diff_arguments(d)
+    add_diff_arguments(d)
     d.set_defaults(handler=_tool("diff", "run_diff"), prog="allegra diff")
 
 
@@ -168,6 +197,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--pace", type=float, default=0.7, metavar="SECONDS",
                       help="how long each bot move and each clearing step is shown (default: 0.7)")
     play.add_argument("--name", default="", help="your name at the table (default: your login name)")
+    add_profile_argument(play)
     play.set_defaults(handler=_cmd_play, prog="allegra play")
 
     sim = sub.add_parser(
@@ -198,12 +228,51 @@ def build_parser() -> argparse.ArgumentParser:
                     "$XDG_CONFIG_HOME/allegra-lan/identity.key (mode 0600; made on first use).",
     )
     ident.add_argument("-v", "--verbose", action="store_true", help="also the public key and the key file")
+    add_profile_argument(ident)
     ident.set_defaults(handler=_cmd_id, prog="allegra id")
+    rules = sub.add_parser(
+        "rules", help="the rules of ALLEGRA or ALLEGRA Grande, in plain words",
+        description="Print the rules of a variant in plain words, with small drawn examples.")
+    rules.add_argument("--variant", choices=["allegra", "grande"], default="grande",
+                       help="the game (default: grande)")
+    rules.add_argument("--width", type=_width, default=None, metavar="COLUMNS",
+                       help="wrap at this width (default: the terminal's, at most 78)")
+    rules.set_defaults(handler=_cmd_rules, prog="allegra rules")
+    stats = sub.add_parser(
+        "stats", help="your games: wins, scores, clears and chains per variant and player count",
+        description="Your finished games from the data directory's games/ (those where your key, "
+                    "or --profile's, holds a seat), per variant and player count: games, wins, mean "
+                    "score, best round, cards cleared, longest chain reaction. Every file is checked "
+                    "like replay verify; files that are not are named on stderr and left out "
+                    "(exit 0 still).")
+    stats.add_argument("--dir", default=None, metavar="DIR",
+                       help="read the replays in DIR instead of the data directory's games/")
+    add_profile_argument(stats)
+    stats.set_defaults(handler=_tool("stats", "run_stats"), prog="allegra stats")
     _add_tools(sub)
-    from allegra_lan.netcli import add_network_arguments
-
     add_network_arguments(sub)
     return parser
+
+
+@contextlib.contextmanager
+def _profile(name: str | None) -> Iterator[None]:
+    """Run a command as profile `name`: every module that loads the player's key
+    (log.identity.key_dir) reads ALLEGRA_PROFILE, so `--profile` reaches the table client
+    too; set for the command only, as a test calling main() twice would expect."""
+    if name is None:
+        yield
+        return
+    from allegra_lan.log.identity import PROFILE_ENV
+
+    before = os.environ.get(PROFILE_ENV)
+    os.environ[PROFILE_ENV] = name
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(PROFILE_ENV, None)
+        else:
+            os.environ[PROFILE_ENV] = before
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -221,11 +290,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             prog = getattr(args, "prog", "allegra")
             if prog == "allegra replay":
                 raise UsageError(prog, "choose a tool: verify, show, view, export or standings")
-            raise UsageError("allegra", "choose a command: play, simulate, id, replay, diff, games, host, "
-                                        "join, watch or resume (see allegra --help)")
+            raise UsageError("allegra", "choose a command: play, rules, stats, simulate, id, replay, "
+                                        "diff, games, host, join, watch or resume (see allegra --help)")
         try:
-            return handler(args)
-        except _command_errors() as e:
+            with _profile(getattr(args, "profile", None)):
+                return handler(args)
+        except CommandError as e:
             raise UsageError(args.prog, str(e)) from None
         except (WriteFailed, FileRefused) as e:  # a full disk, a FIFO given as a file: one line
             raise UsageError(args.prog, str(e)) from None
@@ -237,12 +307,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 1
-
-
-def _command_errors() -> tuple[type[Exception], ...]:
-    from allegra_lan.netcli import CommandError
-
-    return (CommandError,)
 
 
 __all__ = ["main", "build_parser", "UsageError"]

@@ -1,4 +1,6 @@
-"""`allegra games`, `allegra host` and `allegra join`: the network commands.
+"""`allegra games`, `host`, `join`, `watch` and `resume`: the network commands.
+
+Their arguments are defined in netargs.py (no trio there); this module runs them.
 
 Each runs headless with `--bot NAME` for the seats it plays (the terminal
 client, which lets a person play, comes with its own issue). Every command
@@ -8,7 +10,6 @@ binds and announces only on `--interface ADDR`.
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import signal
 import sys
 from pathlib import Path
@@ -18,12 +19,10 @@ import trio
 
 from .bots.registry import bot_names
 from .files import FileRefused, open_regular
-from .log.identity import Identity, IdentityError, data_dir, load_or_create
-from .rules import RulesetError, ruleset_for
-
-
-class CommandError(Exception):
-    """A one-line error for the user (exit 2)."""
+from .log.identity import Identity, IdentityError, data_dir, load_or_create, profile_name
+from .netargs import resume_command
+from .rules import RulesetError, ruleset_for, to_act
+from .usage import CommandError
 
 
 def _say(quiet: bool) -> Callable[[str], None]:
@@ -31,147 +30,6 @@ def _say(quiet: bool) -> Callable[[str], None]:
         if not quiet:
             print(text, file=sys.stderr, flush=True)
     return say
-
-
-def interface_arg(text: str) -> str:
-    try:
-        addr = ipaddress.ip_address(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an IPv4 address: {text!r}") from None
-    if addr.version != 4 or addr.is_unspecified:
-        raise argparse.ArgumentTypeError(f"give the IPv4 address of one interface, not {text}")
-    return text
-
-
-def _seconds(text: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-
-
-def _positive(text: str) -> float:
-    v = _seconds(text)
-    if not 0 < v <= 600:
-        raise argparse.ArgumentTypeError("must be more than 0 and at most 600 seconds")
-    return v
-
-
-def _address(text: str) -> tuple[str, int]:
-    host, _, port = text.rpartition(":")
-    try:
-        interface_arg(host)
-        number = int(port)
-    except (argparse.ArgumentTypeError, ValueError):
-        raise argparse.ArgumentTypeError(f"not HOST:PORT with an IPv4 host: {text!r}") from None
-    if not 0 < number < 65536:
-        raise argparse.ArgumentTypeError(f"not a TCP port: {port}")
-    return host, number
-
-
-def _whole(unit: str, lo: int, hi: int) -> Callable[[str], int]:
-    """An argparse type: a whole number of `unit` from `lo` to `hi`, or one line saying why not."""
-    def parse(text: str) -> int:
-        try:
-            v = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a whole number of {unit}: {text!r}") from None
-        if not lo <= v <= hi:
-            raise argparse.ArgumentTypeError(f"must be {lo} to {hi} {unit}")
-        return v
-    return parse
-
-
-_takeover = _whole("seconds", 0, 3600)
-_rounds = _whole("rounds", 1, 20)
-
-
-def _pace(text: str) -> float:
-    v = _seconds(text)
-    if not 0 <= v <= 60:
-        raise argparse.ArgumentTypeError("must be 0 to 60 seconds")
-    return v
-
-
-def _pin(text: str) -> str:
-    """An empty PIN would be no secret at all (and CPace needs one)."""
-    if not text:
-        raise argparse.ArgumentTypeError("must not be empty")
-    return text
-
-
-def add_network_arguments(sub: argparse._SubParsersAction) -> None:
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--interface", type=interface_arg, required=True, metavar="ADDR",
-                        help="the IPv4 address to bind and announce on (e.g. 127.0.0.1)")
-    player = argparse.ArgumentParser(add_help=False)
-    player.add_argument("--bot", choices=bot_names(), metavar="NAME",
-                        help=f"play headless with this bot ({', '.join(bot_names())}); "
-                             "without it you play in the full-screen client")
-    player.add_argument("--name", default=None, help="your player name (default: the bot's name)")
-    player.add_argument("--pin", type=_pin, default=None, help="the table's PIN (never sent, and no "
-                        "recorded or live handshake allows an offline guess)")
-    player.add_argument("--quiet", action="store_true", help="print only the result")
-    player.add_argument("--pace", type=_pace, default=0.0, metavar="S",
-                        help="seconds each of this process's bots waits before it moves (default: 0)")
-
-    g = sub.add_parser("games", parents=[common], help="list the tables open on the network",
-                       description="List the tables advertised on the network: name, variant, "
-                                   "seats, PIN, host fingerprint.")
-    g.add_argument("--wait", type=_positive, default=2.0, metavar="S",
-                   help="seconds to listen (default: 2)")
-    g.set_defaults(handler=_cmd_games, prog="allegra games")
-
-    h = sub.add_parser("host", parents=[common, player], help="open a table and play at it",
-                       description="Open a table, advertise it, and play once every seat is taken.")
-    h.add_argument("--variant", choices=["allegra", "grande"], default="grande")
-    h.add_argument("--players", type=int, default=4, metavar="N")
-    h.add_argument("--table", default=None, help="the table's name (default: your name's table)")
-    h.add_argument("--bots", default="", metavar="NAMES",
-                   help="more seats this process plays, one bot name each, comma separated")
-    h.add_argument("--spectators", action="store_true",
-                   help="let anyone watch the game read-only (allegra watch)")
-    h.add_argument("--takeover-after", type=_takeover, default=120, metavar="S",
-                   help="seconds a player may be away before the other seats may agree to let a "
-                        "bot play their seat (0: never; default: 120)")
-    h.add_argument("--rounds", type=_rounds, default=None, metavar="N",
-                   help="rounds the game lasts (1 to 20; default: the variant's, 3)")
-    h.set_defaults(handler=_cmd_host, prog="allegra host")
-
-    j = sub.add_parser("join", parents=[common, player], help="join a table and play at it",
-                       description="Join a table found on the network (by name or id) and play.")
-    j.add_argument("table", nargs="?", default=None,
-                   help="the table's name or id (default: the only open table)")
-    j.add_argument("--seat", type=int, default=None, help="the seat to take (default: the first free)")
-    j.add_argument("--wait", type=_positive, default=5.0, metavar="S",
-                   help="seconds to look for the table (default: 5)")
-    j.set_defaults(handler=_cmd_join, prog="allegra join")
-
-    w = sub.add_parser("watch", parents=[common], help="watch a table read-only",
-                       description="Follow a game whose host allows spectators, checking every event, "
-                                   "and keep its replay. Find the table by name before it starts, or "
-                                   "give its --address and --table-id (shown by the host) at any time.")
-    w.add_argument("table", nargs="?", default=None, help="the table's name or id")
-    w.add_argument("--address", type=_address, default=None, metavar="HOST:PORT",
-                   help="where the host listens (skips discovery; needs --table-id)")
-    w.add_argument("--table-id", default=None, metavar="HEX", help="the table's id (32 hex digits)")
-    w.add_argument("--pin", type=_pin, default=None, help="the table's PIN")
-    w.add_argument("--wait", type=_positive, default=5.0, metavar="S",
-                   help="seconds to look for the table (default: 5)")
-    w.add_argument("--quiet", action="store_true", help="print only the result")
-    w.set_defaults(handler=_cmd_watch, prog="allegra watch")
-
-    r = sub.add_parser("resume", parents=[common], help="go on with a game this peer played",
-                       description="Go on with a networked game after this process stopped or was "
-                                   "killed: reads the replay (and its .seats file beside it), "
-                                   "reconnects to the other peers, catches up and plays to the end.")
-    r.add_argument("file", help="the game's replay file (in the data directory's games/)")
-    r.add_argument("--quiet", action="store_true", help="print only the result")
-    r.add_argument("--bot", choices=bot_names(), metavar="NAME",
-                   help="a bot that plays the seat a person played here, from now on")
-    r.add_argument("--pace", type=_pace, default=0.0, metavar="S",
-                   help="seconds each of this process's bots waits before it moves (default: 0)")
-    r.set_defaults(handler=_cmd_resume, prog="allegra resume")
 
 
 def _leaf(group: BaseExceptionGroup) -> BaseException:
@@ -182,8 +40,9 @@ def _leaf(group: BaseExceptionGroup) -> BaseException:
     return first
 
 
-def _run(make: Callable[[], Awaitable[Any]]) -> Any:
-    """trio.run with SIGTERM and Ctrl-C cancelling the game cleanly (ads withdrawn, files closed)."""
+def _run(make: Callable[[], Awaitable[Any]], seen: list[Any] | None = None, interface: str = "") -> Any:
+    """trio.run with SIGTERM and Ctrl-C cancelling the game cleanly (ads withdrawn, files closed).
+    `seen` gets the node as soon as it exists (on_node), so a stop names its replay."""
 
     async def main() -> Any:
         out: list[Any] = [None]
@@ -207,8 +66,12 @@ def _run(make: Callable[[], Awaitable[Any]]) -> Any:
     except BaseExceptionGroup as group:
         raise _leaf(group) from None
     if result is None:
+        writer = seen[-1].writer if seen else None
+        if writer is not None:
+            raise CommandError(f"stopped before the game ended; to go on with it: "
+                               f"{resume_command(writer.path, interface, profile_name())}")
         raise CommandError("stopped before the game ended (the replay keeps what was played; "
-                           "`allegra resume FILE` goes on)")
+                           "`allegra resume FILE --interface ADDR` goes on)")
     return result
 
 
@@ -259,16 +122,19 @@ def _cmd_games(args: argparse.Namespace) -> int:
     return 0
 
 
-def _report(node) -> int:  # type: ignore[no-untyped-def]
+def _report(node, interface: str | None = None) -> int:  # type: ignore[no-untyped-def]
+    """The result, the replay, and (a player's game that did not end) how to go on with it."""
     from .net.session import result_line
 
     print(result_line(node))
-    if node.writer is not None:
-        print(f"replay: {node.writer.path}")
-    if node.faults:
-        print(f"{len(node.faults)} refused message(s) from peers (see above)")
     state = node.table.state
     ended = state is not None and node.done.is_set() and node.stopped is None
+    if node.writer is not None:
+        print(f"replay: {node.writer.path}")
+        if interface is not None and node.replica.fork is None and (state is None or to_act(state) is not None):
+            print(f"to go on with this game: {resume_command(node.writer.path, interface, profile_name())}")
+    if node.faults:
+        print(f"{len(node.faults)} refused message(s) from peers (see above)")
     return 0 if ended and node.replica.fork is None else 1
 
 
@@ -294,12 +160,14 @@ def _cmd_host(args: argparse.Namespace) -> int:
     name = args.name or bot
     seats = [SeatSpec(name, bot)] + [SeatSpec(f"{b}-{i + 1}", b) for i, b in enumerate(extra)]
     ident = _identity(args)
+    seen: list[Any] = []
     node = _run(lambda: run_host(
         ident, args.interface, variant=args.variant, players=args.players,
         table_name=args.table or f"{name}'s table", seats=seats, pin=args.pin,
         games_dir=data_dir() / "games", say=_say(args.quiet), pace=args.pace,
-        spectators=args.spectators, takeover=args.takeover_after, options=_options(args)))
-    return _report(node)
+        spectators=args.spectators, takeover=args.takeover_after, options=_options(args),
+        on_listening=seen.append), seen, args.interface)
+    return _report(node, args.interface)
 
 
 def _options(args: argparse.Namespace) -> dict[str, int] | None:
@@ -315,15 +183,16 @@ def _cmd_join(args: argparse.Namespace) -> int:
     bot = args.bot
     ident = _identity(args)
     ad = _find_table(args, need_free_seat=True)
+    seen: list[Any] = []
     try:
         node = _run(lambda: run_guest(
             ident, args.interface, address=(ad.address, ad.port), table_id=ad.game_id,
             seats=[SeatSpec(args.name or bot, bot)], pin=args.pin,
             games_dir=data_dir() / "games", say=_say(args.quiet), want_seat=args.seat,
-            pace=args.pace))
+            pace=args.pace, on_node=seen.append), seen, args.interface)
     except JoinError as e:
         raise CommandError(str(e)) from None
-    return _report(node)
+    return _report(node, args.interface)
 
 
 def _find_table(args: argparse.Namespace, *, need_free_seat: bool):  # type: ignore[no-untyped-def]
@@ -390,8 +259,9 @@ def _cmd_resume(args: argparse.Namespace) -> int:
         args.name, args.pin = None, None
         return _client(args, resume=path)
     try:
+        seen: list[Any] = []
         node = _run(lambda: run_resume(args.interface, path, _say(args.quiet), args.pace,
-                                       person_bot=args.bot))
+                                       person_bot=args.bot, on_node=seen.append), seen, args.interface)
     except ResumeError as e:
         raise CommandError(str(e)) from None
-    return _report(node)
+    return _report(node, args.interface)

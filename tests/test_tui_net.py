@@ -208,6 +208,8 @@ def test_a_person_hosts_in_the_client_a_bot_joins_and_they_play_a_whole_game(tmp
             guest.start()
             await p.until("the bot to sit down", lambda: "bot (greedy)" in p.screen())
             assert "press r when you are ready" in p.screen()
+            # The notes name the guest as it sat down, not by its key's fingerprint.
+            await p.until("the guest named in the notes", lambda: "connected to greedy" in p.screen())
             await start_game(p, client)
             assert "ALLEGRA Grande" in p.screen().split("\n")[0]
             await play_to_the_end(p)
@@ -301,6 +303,11 @@ def test_the_host_seats_a_bot_quits_mid_game_and_resumes_in_the_client(tmp_path:
         async def second(p: Person) -> None:
             await p.until("the table again", lambda: again.phase == "table", 60)
             assert "cy (you)" in p.screen()
+            # "Last moves" is filled from the log: our turn-ups of before the quit are there.
+            assert again.play is not None
+            assert any(line.startswith("your row ") and "turned up" in line for line in again.play.moves), \
+                list(again.play.moves)
+            assert "your row " in p.screen().partition("Last moves")[2]
             await play_to_the_end(p)
             await asyncio.wait_for(again._trio_done.wait(), 30)
 
@@ -309,6 +316,17 @@ def test_the_host_seats_a_bot_quits_mid_game_and_resumes_in_the_client(tmp_path:
         assert again.node is not None and again.node.table.seq > held
         guest.finishes()
         same_log(games, guest)
+
+
+def test_a_note_said_again_and_again_is_kept_once_with_a_count(tmp_path: Path) -> None:
+    """The waiting room said "waiting for players: 1 of 2 seats taken" four times in a row."""
+    client = NetClient(Identity.from_seed(b"tui-net-notes" * 3), Want(LOOPBACK, "gil", tmp_path))
+    for _ in range(4):
+        client.say("waiting for players: 1 of 2 seats taken, 0 ready")
+    client.say("2 of 2 seats taken")
+    client.say("waiting for players: 1 of 2 seats taken, 0 ready")
+    assert list(client.notes) == ["waiting for players: 1 of 2 seats taken, 0 ready (x4)",
+                                  "2 of 2 seats taken", "waiting for players: 1 of 2 seats taken, 0 ready"]
 
 
 def test_without_bot_and_without_a_terminal_the_commands_say_so(tmp_path: Path) -> None:
@@ -406,14 +424,17 @@ def test_a_wrong_pin_in_the_client_says_why_and_leaves_cleanly(tmp_path: Path) -
                        Pace(bot=0, knock=None))
 
     async def body(p: Person) -> None:
-        await p.until("the join to fail", lambda: client.failed)
+        await p.until("the join to be refused", lambda: bool(client.failure))
+        # A refused join goes back to the list, the reason on it (not a room stuck on it).
+        await p.until("the list again", lambda: "tables open now" in p.screen() and table in p.screen())
         text = p.screen()
-        assert "PIN" in text, text
+        assert client.phase == "browse" and f"'{table}' refused: " in text and "PIN" in text, text
+        assert client.node is None and not client.failed
         await p.press("q")
 
     try:
         asyncio.run(with_client(client, body))
-        assert client.failed and client.quit and client.play is None
+        assert client.quit and client.play is None and "PIN" in client.failure
     finally:
         if host.poll() is None:
             os.killpg(host.pid, signal.SIGKILL)

@@ -1,7 +1,10 @@
 """Identities: a player's Ed25519 key pair, made on first use and kept private (0600).
 
 The key lives in `$XDG_CONFIG_HOME/allegra-lan/identity.key` (default
-`~/.config/allegra-lan/`). People compare keys by their fingerprint: the first
+`~/.config/allegra-lan/`). A second identity on the same machine (a second
+terminal of the same person, who would otherwise show the host the key that
+already sits at the table) is a profile: `--profile NAME`, or ALLEGRA_PROFILE=NAME,
+keeps its own key in `$XDG_DATA_HOME/allegra-lan/profiles/NAME/identity.key`. People compare keys by their fingerprint: the first
 10 bytes of BLAKE2b of the public key, as four groups of four base32 letters.
 """
 
@@ -10,6 +13,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
+import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +23,8 @@ from nacl.signing import SigningKey
 from ..files import FileRefused, WriteFailed, read_regular, write_atomic
 
 KEY_FILE = "identity.key"
+PROFILE_ENV = "ALLEGRA_PROFILE"
+_PROFILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}")
 
 
 class IdentityError(OSError):
@@ -33,6 +39,22 @@ def config_dir() -> Path:
 def data_dir() -> Path:
     base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
     return Path(base) / "allegra-lan"
+
+
+def profile_name() -> str | None:
+    """The profile this process plays as (ALLEGRA_PROFILE; `--profile` sets it), or None."""
+    return os.environ.get(PROFILE_ENV) or None
+
+
+def key_dir(profile: str | None = None) -> Path:
+    """Where the key of `profile` (default: this process's profile) is kept: the config
+    directory for the default identity, the data directory's profiles/NAME/ for another."""
+    name = profile if profile is not None else profile_name()
+    if not name:
+        return config_dir()
+    if not _PROFILE_NAME.fullmatch(name):
+        raise IdentityError(f"not a profile name: {name!r} (1 to 32 letters, digits, - or _)")
+    return data_dir() / "profiles" / name
 
 
 def fingerprint(public_key: bytes) -> str:
@@ -102,12 +124,13 @@ def _read_key(path: Path) -> SigningKey:
 
 
 def load_or_create(directory: Path | None = None) -> tuple[Identity, bool]:
-    """The key pair kept in `directory` (made, with mode 0600, if absent); True if made now.
+    """The key pair kept in `directory` (default: key_dir(), this process's profile) (made,
+    with mode 0600, if absent); True if made now.
 
     A new key is written whole or not at all (temporary name, fsync, then linked
     to its name, which never replaces a key another process made meanwhile), so
     a full disk or a crash cannot leave an empty or partial key file behind."""
-    directory = directory or config_dir()
+    directory = directory or key_dir()
     path = directory / KEY_FILE
     try:
         if os.path.lexists(path):

@@ -13,15 +13,15 @@ from __future__ import annotations
 
 import json
 import stat
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence, TextIO
+from typing import Any, Sequence, TextIO
 
 from allegra_lan.files import kind_of
+from allegra_lan.fold import Folded, fold_log
 from allegra_lan.log.envelope import Event
 from allegra_lan.log.identity import fingerprint
 from allegra_lan.log.replay import SUFFIX
-from allegra_lan.table import Fork, Refused, Table
+from allegra_lan.table import Table
 
 
 class ToolError(Exception):
@@ -74,54 +74,6 @@ def files_and_jobs(args: Any) -> tuple[list[Path], int]:
     if not isinstance(jobs, int) or jobs < 1:
         raise ToolError(f"--jobs must be 1 or more, not {jobs}")
     return replay_paths(args.paths), jobs
-
-
-@dataclass
-class Folded:
-    """A log folded as far as it goes: the table, and the first event it refused (if any).
-
-    `at` is the position of the refused event in the log, which is the seq it
-    must have had; an undecodable event's own seq field cannot be trusted."""
-
-    table: Table
-    fault: Refused | None = None
-    at: int | None = None
-
-    @property
-    def fault_seq(self) -> int | None:
-        """The seq a report names: a fork's contested seq, otherwise the refused event's place."""
-        if isinstance(self.fault, Fork):
-            return self.fault.seq
-        return self.at
-
-
-def fold_log(events: Iterable[bytes], upto: int | None = None,
-             each: Callable[[Event, Table], None] | None = None) -> Folded:
-    """Fold `events` (up to seq `upto` inclusive) through a Table, stopping at the first fault.
-
-    Unlike `table.fold`, a repeated event is a fault here: in a file every line
-    is the next seq, and a repeat would shift every later line. An exception
-    the engine should never raise is reported as that event's fault rather
-    than crashing a tool that is checking a thousand files. `each(event, table)`
-    sees the table just after every event it takes (export's state hashes). `events` may be
-    a stream (verify's ReplayStream): nothing after the first fault is read."""
-    t = Table()
-    for i, raw in enumerate(events):
-        if upto is not None and i > upto:
-            break
-        try:
-            taken = t.append(raw)
-        except Refused as e:
-            return Folded(t, e, i)
-        except Exception as e:  # an engine bug must not stop a whole verification run
-            return Folded(t, Refused(i, f"the event could not be checked ({type(e).__name__}: {e})",
-                                     fault="internal"), i)
-        if taken is None:  # the Table takes a repeat as already held: find which it repeats
-            held = next(j for j, ev in enumerate(t.events) if ev.signed == bytes(raw))
-            return Folded(t, Refused(i, f"a repeat of the event at seq {held}", fault="repeat"), i)
-        if each is not None:
-            each(taken, t)
-    return Folded(t)
 
 
 def plain(value: Any, *, short: bool = False) -> Any:

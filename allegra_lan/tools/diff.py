@@ -22,6 +22,7 @@ from allegra_lan.log.replay import Replay, ReplayError, read_replay
 from allegra_lan.rules import HOLE, JOKER, State, to_act
 from allegra_lan.rules.effects import Cleared, Effect, Peeked
 from allegra_lan.table import Table
+from allegra_lan.tool_args import add_diff_arguments
 from allegra_lan.tools import Folded, describe_event, fold_log, plain, prog_of, usage_error, who
 
 PROG = "allegra diff"
@@ -247,16 +248,6 @@ def diff_lines(a: Replay, b: Replay) -> tuple[bool, list[str]]:
     lines.append("")
     lines.append(f"after seq {seq}: {_more('A', ea, seq)}; {_more('B', eb, seq)}")
     return False, lines + notes
-
-
-def add_diff_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.description = (
-        "Compare two replays' logs: the first seq where they part, both events there side by "
-        "side, what differs in the state after them, and how much each log has after it. Exit "
-        "status 0 if the logs are the same, 1 if they differ, 2 if a file cannot be read."
-    )
-    parser.add_argument("a", metavar="A", help="a replay file")
-    parser.add_argument("b", metavar="B", help="another replay file")
 
 
 def run_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -16,10 +16,11 @@ from allegra_lan.log.envelope import Event
 from allegra_lan.log.identity import fingerprint
 from allegra_lan.log.replay import ReplayError, read_replay
 from allegra_lan.table import Fork, Refused, Table
+from allegra_lan.tool_args import EXPORT_FORMATS, add_export_arguments
 from allegra_lan.tools import fold_log, plain, prog_of, usage_error
 
 PROG = "allegra replay export"
-FORMATS = ("jsonl",)
+FORMATS = EXPORT_FORMATS
 
 
 def event_record(ev: Event, table: Table) -> dict[str, Any]:
@@ -53,17 +54,6 @@ def export_records(events: Sequence[bytes]) -> list[dict[str, Any]]:
     if folded.fault is not None:
         records.append(fault_record(folded.fault, folded.fault_seq))
     return records
-
-
-def add_export_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.description = (
-        "Write a replay as JSON lines: one object per event (seq, id, prev, author's fingerprint "
-        "and name, seat, kind, body with bytes in hex, and the state hash after it). Stops with "
-        "a {\"fault\": ...} line and exit status 1 at the first refused event."
-    )
-    parser.add_argument("file", metavar="FILE", help="a replay file")
-    parser.add_argument("--format", choices=FORMATS, default="jsonl",
-                        help="the output format (default: jsonl)")
 
 
 def run_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

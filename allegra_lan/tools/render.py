@@ -17,6 +17,7 @@ from allegra_lan.log.replay import ReplayError, read_replay
 from allegra_lan.rules import JOKER, CardView, SeatView, State, full_view, ruleset_from_dict, view
 from allegra_lan.rules.state import DECISION_WORDS
 from allegra_lan.table import Table
+from allegra_lan.tool_args import add_show_arguments
 from allegra_lan.tools import describe_event, fold_log, prog_of, usage_error
 
 PROG = "allegra replay show"
@@ -194,21 +195,6 @@ def render_table(table_or_state: Table | State, names: Sequence[str] | None = No
         # A view from no seat holds nobody's peeks: what a spectator may see.
         return render_view(view(state, -1), names, "as a spectator sees it")
     return render_view(view(state, seat), names)
-
-
-def add_show_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.description = (
-        "Show the table of a replay as text after any event: as one seat saw it, as a "
-        "spectator, or with every card shown."
-    )
-    parser.add_argument("file", metavar="FILE", help="a replay file")
-    parser.add_argument("--at", type=int, default=None, metavar="SEQ",
-                        help="show the table after the event SEQ (default: the last event)")
-    who_sees = parser.add_mutually_exclusive_group()
-    who_sees.add_argument("--seat", type=int, default=None, metavar="N",
-                          help="show what seat N saw (its own peeks included)")
-    who_sees.add_argument("--all", action="store_true", dest="show_all",
-                          help="show every card, closed ones too")
 
 
 def run_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -15,13 +15,14 @@ import csv
 from dataclasses import dataclass, field
 from typing import Iterable, TextIO
 
+from allegra_lan.tool_args import STANDINGS_FORMATS, add_standings_arguments
 from allegra_lan.tools import ToolError, files_and_jobs, prog_of, usage_error
 from allegra_lan.tools.verify import (
-    Verdict, jobs_arg, unreadable, unreadable_line, verdict_line, verify_many,
+    Verdict, unreadable, unreadable_line, verdict_line, verify_many,
 )
 
 PROG = "allegra replay standings"
-FORMATS = ("text", "csv")
+FORMATS = STANDINGS_FORMATS
 
 
 @dataclass
@@ -108,21 +109,6 @@ def write_csv(s: Standings, out: TextIO) -> None:
     w.writerow(["rank", "player", "fingerprint", "games", "wins", "total", "mean"])
     for rank, r in zip(_ranks(s.players), s.players):
         w.writerow([rank, r.name, r.fingerprint, r.games, r.wins, r.total, f"{r.mean:.2f}"])
-
-
-def add_standings_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.description = (
-        "Sum finished games that verify, per player (told apart by key fingerprint): games, "
-        "wins (a shared win counts for each winner), total and mean score, sorted by wins, then "
-        "mean. Games that do not verify or are unfinished are left out and listed; exit status "
-        "1 if any was, 2 if a file could not be read as a replay (named on stderr)."
-    )
-    parser.add_argument("paths", nargs="+", metavar="FILE|DIR",
-                        help="replay files, or directories searched for *.allegra files")
-    parser.add_argument("--format", choices=FORMATS, default="text",
-                        help="text (default) or csv; with csv the games left out go to stderr")
-    parser.add_argument("--jobs", "-j", type=jobs_arg, default=1, metavar="N",
-                        help="verify N files at once in worker processes (default: 1)")
 
 
 def run_standings(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -15,10 +15,9 @@ from __future__ import annotations
 import argparse
 import os
 import re
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator, Sequence, TextIO
+from typing import TYPE_CHECKING, Callable, Iterator, Sequence, TextIO
 
 from allegra_lan.local import log_tags, result_tags
 from allegra_lan.log.envelope import decode_event
@@ -26,9 +25,13 @@ from allegra_lan.log.identity import fingerprint
 from allegra_lan.log.replay import Replay, ReplayError, ReplayStream, read_replay
 from allegra_lan.rules import ruleset_from_dict, to_act
 from allegra_lan.table import Fork, Table
+from allegra_lan.tool_args import add_verify_arguments, jobs_arg
 from allegra_lan.tools import (
     ToolError, describe_event, files_and_jobs, fold_log, prog_of, usage_error,
 )
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 PROG = "allegra replay verify"
 PROGRESS_OVER = 20  # more files than this get a progress bar on a terminal
@@ -203,6 +206,9 @@ def verify_many(paths: Sequence[Path], jobs: int = 1,
                 done(i + 1)
             yield v
         return
+    # Worker processes only when asked for: multiprocessing costs a single-file check its start-up.
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
     with ProcessPoolExecutor(max_workers=min(jobs, len(paths))) as pool:
         futures: list[Future[Verdict]] = [pool.submit(verify_file, p) for p in paths]
         pending = set(futures)
@@ -247,31 +253,6 @@ class Progress:
             self.err.write("\r" + " " * (self.WIDTH + 30) + "\r")
             self.err.flush()
             self.shown = False
-
-
-def jobs_arg(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--jobs needs a whole number, not {text!r}") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"--jobs must be 1 or more, not {n}")
-    return n
-
-
-def add_verify_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.description = (
-        "Check replay files: signatures, the hash chain, the seed ceremony, every move's "
-        "legality, and the header (players, keys, variant, game id, Result) against the log. "
-        "Prints one line per file and a summary; exit status 0 if every file is OK, 1 if one "
-        "failed a check, 2 if one could not be read as a replay (named on stderr)."
-    )
-    parser.add_argument("paths", nargs="+", metavar="FILE|DIR",
-                        help="replay files, or directories searched for *.allegra files")
-    parser.add_argument("--jobs", "-j", type=jobs_arg, default=1, metavar="N",
-                        help="verify N files at once in worker processes (default: 1)")
-    parser.add_argument("--progress", action="store_true",
-                        help="show a progress bar on stderr even when it is not a terminal")
 
 
 def _is_tty(stream: TextIO) -> bool:

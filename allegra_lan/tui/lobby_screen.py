@@ -12,6 +12,8 @@ from typing import Sequence
 
 from .screen import MIN_HEIGHT, MIN_WIDTH, Line, fit, footer_lines, plain, wrap_words
 
+MESSAGE_LINES = 3  # the most a message takes at the foot of these screens
+
 
 @dataclass(frozen=True)
 class TableRow:
@@ -55,16 +57,18 @@ def _frame(title: str, body: list[Line], notes: Sequence[str], message: str, ref
                                f"make it at least {MIN_WIDTH}x{MIN_HEIGHT}.")]]
     else:
         foot = footer_lines(keys, width, 2)
-        room = height - 2 - len(foot) - 1  # title, blank, ..., message, footer
+        # A message is read whole (a refusal's reason is the point of it): wrapped, not cut.
+        said_now = wrap_words(message, width)[:MESSAGE_LINES] if message else [""]
+        room = height - 2 - len(foot) - len(said_now)  # title, blank, ..., message, footer
         said = [("class:label", n) for n in notes]
         lines = [[("class:title", title)], []] + body[:room]
         spare = room - len(body[:room])
         if spare > 1 and said:
             lines.append([])
             lines += [[s] for s in said[-(spare - 1):]]
-        while len(lines) < height - len(foot) - 1:
+        while len(lines) < height - len(foot) - len(said_now):
             lines.append([])
-        lines.append([("class:message.refused" if refused else "class:message", message)])
+        lines += [[("class:message.refused" if refused else "class:message", text)] for text in said_now]
         lines += foot
     lines = lines[:height]
     while len(lines) < height:
@@ -92,8 +96,8 @@ def room_lines(room: Room, *, notes: Sequence[str] = (), message: str = "", refu
                keys: Sequence[tuple[str, str]] = (), width: int = 80, height: int = 24) -> list[Line]:
     """Who sits where, who is ready, and what the table waits for."""
     pin = ", PIN" if room.pin else ""
-    body: list[Line] = [[("class:name", f"{room.table}"), ("", f"  {room.variant}, {len(room.seats)} seats"
-                                                              f"{pin}, host {room.host}")], []]
+    about = f"  {room.variant}, {len(room.seats)} seats{pin}, host {room.host}" if room.variant else ""
+    body: list[Line] = [[("class:name", f"{room.table}"), ("", about)], []]
     for s in room.seats:
         if s.name is None:
             body.append([("class:label", f"  seat {s.seat}  (free)")])
@@ -105,7 +109,7 @@ def room_lines(room: Room, *, notes: Sequence[str] = (), message: str = "", refu
     body.append([])
     for text in wrap_words(room.stage, width - 2):
         body.append([("class:status", text)])
-    return _frame(f"Table {room.table}", body, notes, message, refused, keys, width, height)
+    return _frame(f"Table {room.table}" if room.table else "Joining a table", body, notes, message, refused, keys, width, height)
 
 
 def lines_text(lines: Sequence[Line]) -> str:

@@ -16,15 +16,16 @@ happened, and draws exactly what its seat may see.
 from __future__ import annotations
 
 import asyncio
+import re
 import sys
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import trio
 
-from allegra_lan.log.identity import Identity, fingerprint
+from allegra_lan.log.identity import Identity, fingerprint, profile_name
 from allegra_lan.rules import Give, IllegalMove, Move, apply, legal_moves, ruleset_for, to_act, view
 from allegra_lan.rules.state import Phase
 from allegra_lan.table import TAKEOVER, Refused, Table
@@ -33,12 +34,23 @@ from ..net.discovery import Browser, DiscoveryError, TableAd, TableChanged, Tabl
 from ..net.handshake import HandshakeError
 from ..net.node import KNOCK_WINDOW, Node
 from ..net.session import JoinError, ResumeError, SeatSpec, run_guest, run_host, run_resume
-from .app import Pace, PlayClient
+from .app import MOVES_KEPT, Pace, PlayClient
 from .lobby_screen import Room, SeatRow, TableRow, browse_lines, room_lines
+from ..netargs import resume_command
 from .screen import Fragment, join_lines
+from .words import describe_effects
 
 NOTES_KEPT = 6
+_REFUSALS = (JoinError, HandshakeError, OSError)  # what a join the table turned down raises
 KNOCK_ANSWER = KNOCK_WINDOW - 0.5  # our window closes before the drawing player stops waiting
+
+
+def _leaf(group: BaseExceptionGroup) -> BaseException:
+    """The one real error inside trio's exception groups."""
+    leaf: BaseException = group
+    while isinstance(leaf, BaseExceptionGroup):
+        leaf = leaf.exceptions[0]
+    return leaf
 
 
 class NetTable:
@@ -82,6 +94,29 @@ class NetTable:
         self.node.play_move(self.seat, move)
 
 
+def recall_moves(table: Table, seat: int, names: Sequence[str]) -> list[str]:
+    """The "Last moves" lines of the moves `table` already holds, as `seat` saw them.
+
+    The client describes a move as it folds it; the moves folded before the
+    client existed (every move of a resumed game, or the first turn-ups that
+    came in while the table opened) are told again here from the log itself,
+    the same words as live, so the pane never starts empty mid-game."""
+    again = Table()
+    lines: list[str] = []
+    for ev in table.events:
+        before = view(again.state, seat) if again.state is not None else None
+        again.append(ev.signed)
+        if ev.kind == TAKEOVER:
+            who = ", ".join(names[s] if 0 <= s < len(names) else f"seat {s}" for s, _ in ev.body["seats"])
+            lines.append(f"the others let a bot play for {who} (away too long)")
+        elif before is not None and again.state is not None:
+            after = view(again.state, seat)
+            if after.effects:
+                lines.extend(describe_effects(before, after, after.effects, names))
+        del lines[:-MOVES_KEPT]
+    return lines
+
+
 class NetPlayClient(PlayClient):
     """PlayClient at a networked table: other seats are played by their peers; we follow."""
 
@@ -90,6 +125,7 @@ class NetPlayClient(PlayClient):
         self.net = net
         self.changed = asyncio.Event()
         self._answered: set[bytes] = set()  # draws we gave our knock answer for
+        self.moves.extend(recall_moves(net.mirror, self.human, self.names))
 
     def _offered_knockers(self) -> frozenset[int]:
         """The seats whose signed knock for this draw reached us (they come in as we wait)."""
@@ -180,6 +216,29 @@ class NetPlayClient(PlayClient):
             self.idle.clear()
 
 
+_REPEATED = re.compile(r"^(.*) \(x(\d+)\)$")
+
+
+def _base(note: str) -> str:
+    """A note without its repeat count."""
+    m = _REPEATED.match(note)
+    return m.group(1) if m else note
+
+
+def _times(note: str) -> int:
+    m = _REPEATED.match(note)
+    return int(m.group(2)) if m else 1
+
+
+def same_key_words(error: str, me: Identity) -> str | None:
+    """One line for a handshake refused because both ends show our own key (a second
+    terminal of the same person, on the same config directory), or None for any other
+    error: the handshake's own words ("a reflected hello ...") tell a person nothing."""
+    if me.fingerprint not in error or "own key" not in error:
+        return None
+    return "refused: your key already sits at this table; --profile NAME gives another"
+
+
 @dataclass
 class Want:
     """What the person asked for on the command line."""
@@ -211,12 +270,14 @@ class NetClient:
         self.play: NetPlayClient | None = None
         self.ready = False
         self.failed = False
+        self.failure = ""  # why the network failed, or the last refused join: printed on leaving
         self.quit = False
         self.keys_handled = 0
         self.idle = asyncio.Event()
         self.on_change: Callable[[], None] = lambda: None
         self.on_quit: Callable[[], None] = lambda: None
         self._choice: TableAd | None = None
+        self._auto = True  # join the table named on the command line as soon as it is seen
         self._chosen: trio.Event | None = None  # made inside trio, set by a key
         self._quitted = asyncio.Event()
         self._scope: trio.CancelScope | None = None
@@ -231,11 +292,39 @@ class NetClient:
 
     def say(self, text: str) -> None:
         """A note from the network (who connected, who is missing, refused messages)."""
-        self.notes.append(text)
+        if text.startswith("refused a connection: "):  # the host saw a guest with our own key
+            words = same_key_words(text, self.identity)
+            if words is not None:
+                text = "refused your key from a second terminal: join there with --profile NAME"
+        if self.notes and _base(self.notes[-1]) == text:  # "waiting for players ..." once, counted
+            seen = _times(self.notes[-1]) + 1
+            self.notes[-1] = f"{text} (x{seen})"
+        else:
+            self.notes.append(text)
         if self.play is not None and not self.play.frame:
-            self.play.message = text
+            self.play.message = self._named(text)
             self.play.refused = text.startswith("refused")
         self.on_change()
+
+    def _named(self, text: str) -> str:
+        """A note names peers by key fingerprint; a person knows them by the names they sat
+        down with: each fingerprint whose key holds a seat becomes that seat's name. Done
+        as the notes are drawn, so "connected to ..." (said before the peer sat down) reads
+        as its name once it has one."""
+        node = self.node
+        if node is None or "-" not in text:
+            return text
+        names: dict[str, list[str]] = {}  # peer (owner key) -> the names of the seats it plays
+        claims = node.lobby.claims if node.lobby is not None else {}
+        for _, c in sorted(claims.items()):
+            names.setdefault(fingerprint(c.owner), []).append(c.name)
+        if node.table.genesis is not None:
+            for s in node.table.genesis.seats:
+                names.setdefault(fingerprint(s.key), []).append(s.name)
+        for fp, who in names.items():
+            if fp in text and fp != self.identity.fingerprint:
+                text = text.replace(fp, " and ".join(dict.fromkeys(who)))
+        return text
 
     def _rows(self) -> list[TableAd]:
         return sorted(self.tables.values(), key=lambda a: (a.name, a.host))
@@ -260,11 +349,11 @@ class NetClient:
         if self.phase == "browse":
             rows = [TableRow(a.name, ruleset_for(a.variant).title, a.seats_taken, a.seats_total,
                              a.pin, a.host) for a in self._rows()]
-            lines = browse_lines(rows, self.selected, self.want.interface, notes=list(self.notes),
+            lines = browse_lines(rows, self.selected, self.want.interface, notes=[self._named(n) for n in self.notes],
                                  message=self.message, refused=self.refused, keys=self.keys(),
                                  width=width, height=height)
         else:
-            lines = room_lines(self._room(), notes=list(self.notes), message=self.message,
+            lines = room_lines(self._room(), notes=[self._named(n) for n in self.notes], message=self.message,
                                refused=self.refused, keys=self.keys(), width=width, height=height)
         return join_lines(lines)
 
@@ -272,7 +361,8 @@ class NetClient:
         node = self.node
         lobby = node.lobby if node is not None else None
         if node is None or lobby is None:
-            return Room(self.want.table or "", "", False, "", (), "connecting ...")
+            where = self._choice.name if self._choice is not None else (self.want.table or "")
+            return Room(where, "", False, "", (), "connecting to the table ...")
         rows = []
         for s in range(lobby.seats):
             c = lobby.claims.get(s)
@@ -388,17 +478,47 @@ class NetClient:
                            takeover=want.host["takeover"], spectators=want.host["spectators"],
                            options=want.host.get("options"))
             return
-        ad = await self._choose_table()
-        self.phase = "room"
-        await run_guest(self.identity, want.interface, address=(ad.address, ad.port),
-                        table_id=ad.game_id, seats=[SeatSpec(want.name, None)], pin=want.pin,
-                        games_dir=want.games_dir, say=self.say, want_seat=want.seat,
-                        on_node=self._got_node)
+        while True:  # a refused join goes back to the list, with the reason
+            ad = await self._choose_table()
+            self.phase = "room"
+            try:
+                await run_guest(self.identity, want.interface, address=(ad.address, ad.port),
+                                table_id=ad.game_id, seats=[SeatSpec(want.name, None)], pin=want.pin,
+                                games_dir=want.games_dir, say=self.say, want_seat=want.seat,
+                                on_node=self._got_node)
+                return
+            except _REFUSALS as e:
+                if not self._back_to_list(ad, e):
+                    raise
+            except BaseExceptionGroup as group:  # a nursery passed it on
+                leaf = _leaf(group)
+                if not isinstance(leaf, _REFUSALS) or not self._back_to_list(ad, leaf):
+                    raise
+
+    def _back_to_list(self, ad: TableAd, e: BaseException) -> bool:
+        """After a join the table refused (before its game began): the list again, the reason
+        on it. False if the game had begun: that is a failure of the game, not a refusal."""
+        node = self.node
+        if node is not None and node.table.genesis is not None:
+            return False
+        self.node, self._choice, self.ready = None, None, False
+        self.phase = "browse"
+        self.tables.clear()  # the browse starts anew and lists what is there now
+        self.selected = 0
+        self._auto = False  # a table named on the command line is not joined again by itself
+        same = same_key_words(str(e), self.identity)  # one line of 80 whatever the table's name
+        self.failure = same or f"{ad.name!r} refused: {e}"
+        self.message, self.refused = self.failure, True
+        self.on_change()
+        return True
+
+    def _reason(self, e: BaseException) -> str:
+        return same_key_words(str(e), self.identity) or str(e)
 
     async def _choose_table(self) -> TableAd:
         """Browse until the person picks a table (or the one named on the command line)."""
         self._chosen = trio.Event()
-        wanted = self.want.table
+        wanted = self.want.table if self._auto else None
         async with Browser(self.want.interface) as browser:
             async def listen() -> None:
                 async for change in browser:
@@ -428,16 +548,15 @@ class NetClient:
             except (JoinError, HandshakeError, DiscoveryError, OSError) as e:
                 self._failed(e)
             except BaseExceptionGroup as group:  # a nursery passed it on
-                leaf: BaseException = group
-                while isinstance(leaf, BaseExceptionGroup):
-                    leaf = leaf.exceptions[0]
+                leaf = _leaf(group)
                 if not isinstance(leaf, (JoinError, HandshakeError, DiscoveryError, OSError)):
                     raise
                 self._failed(leaf)
 
     def _failed(self, e: BaseException) -> None:
         self.failed = True
-        self.message, self.refused = f"{e}", True  # shown until q
+        self.failure = self._reason(e)
+        self.message, self.refused = self.failure, True  # shown until q
         if self.play is not None:
             self.play.message, self.play.refused = self.message, True
         self.on_change()
@@ -451,7 +570,8 @@ class NetClient:
             error = getattr(outcome, "error", None)  # outcome.Error, or Value for a clean end
             if error is not None and not isinstance(error, trio.Cancelled):
                 self.failed = True
-                self.message, self.refused = f"the network stopped: {error!r}"[:200], True
+                self.failure = f"the network stopped: {error!r}"[:200]
+                self.message, self.refused = self.failure, True
             self.on_change()
 
         trio.lowlevel.start_guest_run(self._trio_main, run_sync_soon_threadsafe=loop.call_soon_threadsafe,
@@ -522,8 +642,11 @@ def run_net_client(identity: Identity, want: Want, pace: Pace) -> int:
     node = client.node
     if node is not None and node.writer is not None:
         print(f"replay: {node.writer.path}")
-    if client.failed:
-        print(f"{client.message}", file=sys.stderr)
+        state = node.table.state
+        if state is None or to_act(state) is not None:  # left before the end: how to come back
+            print(f"to go on with this game: {resume_command(node.writer.path, want.interface, profile_name())}")
+    if client.failed or (client.failure and client.play is None):
+        print(client.failure or client.message, file=sys.stderr)
         return 1
     return 0
 

@@ -142,7 +142,7 @@ def start_game(args: PlayArgs, me: Identity, games_dir: Path) -> tuple[LocalGame
 def run_play(args: argparse.Namespace) -> int:
     """The `allegra play` command: exit 0 after the game (or a quit), 2 for bad arguments or
     a replay that could not be written (a full disk)."""
-    from allegra_lan.cli import UsageError
+    from allegra_lan.usage import UsageError
 
     prog = getattr(args, "prog", PROG)
     if args.pace < 0 or args.pace > 60:

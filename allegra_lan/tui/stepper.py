@@ -36,8 +36,8 @@ from allegra_lan.rules import (
 )
 from allegra_lan.rules.effects import Discarded, Drawn, GameEnded, Placed, Revealed, RoundEnded
 from allegra_lan.table import SETUP_KINDS, TAKEOVER, Table
-from allegra_lan.tools import fold_log
-from allegra_lan.tools.render import card_text
+from allegra_lan.fold import fold_log
+from .screen import value_text as card_text
 
 from .screen import name_of
 from .words import narrate_effect
