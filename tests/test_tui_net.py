@@ -188,7 +188,7 @@ async def with_client(client: NetClient, body: Callable[[Person], Awaitable[None
             await body(person)
         finally:
             if not task.done():
-                inp.send_text("\x03")  # Ctrl-C leaves cleanly
+                inp.send_text("\x03\x03")  # Ctrl-C, and again to confirm: leaves cleanly
             await asyncio.wait_for(task, 30)
             await asyncio.wait_for(client.stopped(), 30)
 

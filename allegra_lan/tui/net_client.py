@@ -38,7 +38,7 @@ from .app import MOVES_KEPT, Pace, PlayClient
 from .lobby_screen import Room, SeatRow, TableRow, browse_lines, room_lines
 from ..netargs import resume_command
 from .screen import Fragment, join_lines
-from .words import describe_effects
+from .words import describe_effects, refusal_words
 
 NOTES_KEPT = 6
 _REFUSALS = (JoinError, HandshakeError, OSError)  # what a join the table turned down raises
@@ -141,10 +141,11 @@ class NetPlayClient(PlayClient):
             self._say(f"{self.names[move.to]} did not knock for this card", refused=True)
             return
         try:
-            apply(self.game.state, move)  # the engine's own words for a refusal, short
+            apply(self.game.state, move)  # refused here in the engine's words, said in a player's
             self.game.submit(move)
         except (IllegalMove, Refused) as e:
-            self._say(f"refused: {e.reason if isinstance(e, Refused) else e}", refused=True)
+            reason = e.reason if isinstance(e, Refused) else str(e)
+            self._say(refusal_words(reason, self.game.state, self.human, self.names), refused=True)
             return
         self.swap_first = None
         self.take = None

@@ -16,7 +16,7 @@ only what everybody at the table saw: a peek says where, never what.
 
 Nothing here reads a file or a clock: `Stepper.from_events` takes the
 signed events (as `log.replay.read_replay` gives them), `load_replay` is the
-one convenience that reads a path. The fold is `tools.fold_log`, the one
+one convenience that reads a path. The fold is `fold.fold_log`, the one
 every replay tool shares, so the viewer refuses a log where `allegra replay
 verify` does and names the fault the same way.
 """
