@@ -37,7 +37,8 @@ from allegra_lan.rules.effects import GameEnded, RoundEnded
 from allegra_lan.rules.state import DECISION_WORDS, Phase
 from allegra_lan.table import Refused
 
-from .screen import UiState, area_layout, color_depth, make_style, name_of, render, value_text
+from .screen import UiState, area_layout, color_depth, home_pos, make_style, name_of, render, value_text
+from .seat_notes import Notes, note_move
 from .words import Frame, clear_frames, describe_effects
 
 MOVES_KEPT = 40
@@ -73,13 +74,14 @@ class PlayClient:
         self.replay_path = replay_path
         self.names = tuple(p.name for p in game.players)
         self.moves: deque[str] = deque(maxlen=MOVES_KEPT)
+        self.notes = Notes.empty(len(self.names))  # each seat's last turn (tui/seat_notes.py)
         self.message = ""
         self.refused = False
         self.overlay: str | None = None
         self.help = False
         self.confirm_quit = False
         self.board = human  # whose area the cursor is over (the knocker's, to take a card)
-        self.pos = (0, 0)  # cursor row and column in area_layout(view, board)
+        self.pos = home_pos(view(game.state, human), human)  # cursor row, col in area_layout
         self.hand_index = 0
         self.swap_first: Slot | None = None
         self.take: Slot | None = None  # ALLEGRA exchange: the card chosen from the knocker
@@ -135,6 +137,8 @@ class PlayClient:
             marked=frozenset(marked), highlight=self.frame.highlight if self.frame else frozenset(),
             message=message, refused=self.refused and self.frame is None,
             moves=tuple(self.moves), keys=tuple(self.keys()), status=status, overlay=overlay,
+            last_turns=self.notes.last_turns(), last_slots=self.notes.last_slots(self.human),
+            end_note=self.notes.end_note,
         )
 
     def screen(self, width: int, height: int) -> list[tuple[str, str]]:
@@ -428,7 +432,7 @@ class PlayClient:
 
     def _point_at(self, seat: int) -> None:
         self.board = seat
-        self.pos = (0, 0)
+        self.pos = home_pos(view(self.game.state, self.human), seat)
 
     def _submit(self, move: Move) -> None:
         if isinstance(move, Give) and move not in self.offered():
@@ -459,6 +463,7 @@ class PlayClient:
         after = view(self.game.state, self.human)
         effects = after.effects
         self.moves.extend(describe_effects(before, after, effects, self.names))
+        self.notes = note_move(self.notes, before, after, self.names)
         self._pending_frames = clear_frames(before, after, effects)
         # The cursor follows the decision: the knocker's area to take from, else one's own.
         d = to_act(self.game.state)
