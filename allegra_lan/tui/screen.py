@@ -647,7 +647,7 @@ def _compose(v: SeatView, ui: UiState, width: int, look: Look, opp_box: bool, bl
     opp = hwrap(blocks, widths, width)
     me, me_w = display_block(v, ui, focus, look.cell, big=True, spacing=look.spacing, box=look.box,
                              tall=look.tall)
-    notes = _area_notes(v, ui, focus, max(me_w, min(width - PANEL_MIN - 3, 40)))
+    notes = _area_notes(v, ui, focus, max(me_w, min(width - PANEL_MIN - 3, 44)))
     if notes:
         me_w = max(me_w, max(line_len(n) for n in notes))
         me.extend(notes)
@@ -677,7 +677,7 @@ def _fitting(v: SeatView, ui: UiState, width: int, height: int) -> _Layout | Non
 def needed_size(v: SeatView, ui: UiState, width: int) -> tuple[int, int]:
     """The smallest window that shows this table whole: the smallest layout's width, and
     the lines it needs at that width (or at `width` when wider, as opponents wrap less)."""
-    small = _compose(v, ui, max(width, MIN_WIDTH), _BIG_LOOKS[-1], False, False)
+    small = _compose(v, ui, MIN_WIDTH, _BIG_LOOKS[-1], False, False)  # notes at their narrowest
     w = max(small.need_w, MIN_WIDTH)
     at = _compose(v, ui, max(width, w), _BIG_LOOKS[-1], False, False)
     return w, max(at.need_h, MIN_HEIGHT)
