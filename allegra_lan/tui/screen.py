@@ -559,14 +559,15 @@ def _panel(v: SeatView, ui: UiState, width: int, height: int) -> list[Line]:
         out.extend(turns)
     room = height - len(out) - 1
     if room > 0 and ui.moves:
-        out.append([("class:label", "Last moves:")])
         shown: list[Line] = []
         for m in reversed(ui.moves):  # the newest last, wrapped, as many as fit
             wrapped = _wrapped(m, width - 2, "class:moves")
             if len(shown) + len(wrapped) > room:
                 break
             shown[:0] = wrapped
-        out.extend(shown)
+        if shown:
+            out.append([("class:label", "Last moves:")])
+            out.extend(shown)
     return out[:height]
 
 

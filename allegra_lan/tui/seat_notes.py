@@ -61,7 +61,12 @@ class Notes:
 
 
 def _strip_name(line: str, name: str) -> str:
-    return line[len(name) + 1:] if line.startswith(name + " ") else line
+    """`greedy 1 took a 6` -> `took a 6`, `greedy 1's row 3 col 4: ...` -> `row 3 col 4: ...`
+    (the line is already under the seat's name)."""
+    for lead in (name + " ", name + "'s "):
+        if line.startswith(lead):
+            return line[len(lead):]
+    return line
 
 
 def _actor(before: SeatView) -> int | None:
