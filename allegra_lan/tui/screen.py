@@ -502,6 +502,16 @@ def _wrapped(text: str, width: int, style: str, indent: int = 2) -> list[Line]:
     return out
 
 
+def _one_line(name: str, words: str, width: int) -> str:
+    """`name: words` in one line: the whole turn if it fits, else its last part (what it
+    ended with), else that part cut with `...`."""
+    whole = f"{name}: {words}"
+    if len(whole) <= width:
+        return whole
+    last = f"{name}: ...{words.split('; ')[-1]}"
+    return last if len(last) <= width else last[:max(width - 3, 0)] + "..."
+
+
 def _panel(v: SeatView, ui: UiState, width: int, height: int) -> list[Line]:
     """The right-hand pane: deck, discard, hand, knock, round end, status, each other
     seat's last turn, last moves."""
@@ -548,13 +558,14 @@ def _panel(v: SeatView, ui: UiState, width: int, height: int) -> list[Line]:
             legend = []
         legend.extend(([("", "  ")] if legend else []) + [item])
     out.append(legend)
-    # One line (wrapped if need be) per other seat: what it did on its last turn.
+    # One line per other seat: what it did on its last turn (its places are marked `*`).
     turns: list[Line] = []
     for seat in [(v.seat + i) % v.players for i in range(1, v.players)] if v.seat >= 0 else range(v.players):
         words = ui.last_turns[seat] if seat < len(ui.last_turns) else ""
         if words:
-            turns.extend(_wrapped(f"{name_of(ui.names, seat)}: {words}", width, "class:moves"))
-    if turns and len(out) + 1 + len(turns) <= height:
+            turns.append([("class:moves", _one_line(name_of(ui.names, seat), words, width))])
+    moves_room = min(len(ui.moves), 3) + (1 if ui.moves else 0)  # the newest moves stay in view
+    if turns and len(out) + 1 + len(turns) + moves_room <= height:
         out.append([("class:label", "Last turns:")])
         out.extend(turns)
     room = height - len(out) - 1
