@@ -14,7 +14,9 @@ import re
 import time
 from typing import Callable
 
-from test_tui_tmux import Pane, allegra, pane_factory  # noqa: F401 (pane_factory is a fixture)
+from tmux_pane import Pane, allegra, needs_tmux, pane_factory  # noqa: F401 (pane_factory is a fixture)
+
+pytestmark = needs_tmux
 
 Cell = tuple[int, int]
 
