@@ -8,6 +8,8 @@ from collections import Counter
 from typing import Sequence
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from allegra_lan.rules import (
     JOKER, Discard, DrawFromDeck, GrandeRuleset, PeekCard, PeekLine, Phase, Place,
@@ -631,3 +633,23 @@ def test_r27_allegra_never_collapses() -> None:
     assert layout(after, 0)[0] == ". . . 1"
     assert not of_type(after.effects, Collapsed)
 
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.sampled_from(["rounds", "jokers", "joker_value", "turn_up_after_13",
+                                        "double_ender", "x"]),
+                       st.integers(-3, 120) | st.booleans() | st.text(max_size=3), max_size=4))
+def test_r24_any_ruleset_map_reads_back_as_written_or_is_refused_in_one_line(fields: dict) -> None:
+    """A ruleset map with or without turn_up_after_13, of any value: either refused with a
+    RulesetError, or read into a ruleset whose map reads back to the same ruleset (the field
+    left out only at its legacy value, true)."""
+    d = {"variant": "grande", **fields}
+    try:
+        rs = ruleset_from_dict(d)
+    except RulesetError as e:
+        assert "\n" not in str(e) and str(e)
+        return
+    again = rs.to_dict()
+    assert ruleset_from_dict(again) == rs
+    assert ("turn_up_after_13" in again) == (rs.turn_up_after_13 is False)
+    assert rs.turn_up_after_13 is fields.get("turn_up_after_13", True)

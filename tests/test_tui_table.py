@@ -18,7 +18,7 @@ from allegra_lan.rules import Slot, State, apply, geometry, new_game, ruleset_fo
 from allegra_lan.rules.effects import Cleared, EndTriggered
 from allegra_lan.rules.rng import seed_from_number
 from allegra_lan.tui.screen import (
-    UiState, _result_block, area_layout, needed_size, plain, screen_lines, screen_text,
+    UiState, _result_block, area_layout, needed_size, plain, screen_text,
 )
 from allegra_lan.tui.seat_notes import Notes, note_move
 from allegra_lan.tui.words import clear_frames
