@@ -7,7 +7,10 @@
 #   screen_lines(v, ui, w, h)        -> list of lines, each a list of (style, text)
 #   screen_text(v, ui, w, h) -> str  the same screen as plain text (tests assert on this)
 #   plain(fragments) -> str          plain text of formatted text
-#   area_layout(v, seat)             -> rows of Slots (None: no place) a cursor moves over
+#   area_layout(v, seat)             -> rows of Slots (None: no place) a cursor moves over, as
+#                                    drawn (ALLEGRA: rules.geometry's area, neighbour's column first)
+#   home_pos(v, seat)                where the cursor starts: the seat's own first card
+#   needed_size(v, ui, width)        the smallest window that shows the table whole
 #   make_style(color=None)           the one place where colour vs monochrome is decided
 #   color_depth(color=None)          the ColorDepth to give the Application
 #   use_color()                      False when NO_COLOR is set
