@@ -189,8 +189,9 @@ class Table:
                 self._check_body(ev, "setup")
                 g = read_genesis(ev.body)
                 rs = ruleset_from_dict(g.ruleset)
-                if set(g.ruleset) != set(rs.to_dict()):
-                    # A default may change in a later version; a log must not.
+                if not set(rs.to_dict()) - set(rs.LEGACY) <= set(g.ruleset):
+                    # A default may change in a later version; a log must not. Only a field
+                    # added after logs were written may be missing: it means the old rule.
                     raise Refused(ev.seq, "the genesis ruleset must name every field of its variant",
                                   fault="setup")
                 rs.check_players(len(g.seats))

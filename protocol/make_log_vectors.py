@@ -181,8 +181,12 @@ ALLEGRA_KINDS = {"turn_up", "draw_deck", "take_discard", "place", "discard", "gi
 
 
 def valid_logs() -> tuple[Log, Log]:
-    grande = play_log("grande-2p", ruleset_from_dict({"variant": "grande", "rounds": 1}), 2, "ALLEGRA Grande")
-    allegra = play_log("allegra-3p", ruleset_from_dict({"variant": "allegra", "rounds": 1}), 3, "allegra")
+    # The rules these logs were first made with (before issue 11 revised R16 and R24), kept so
+    # that the vectors stay byte for byte what other implementations already check against.
+    grande = play_log("grande-2p", ruleset_from_dict({"variant": "grande", "rounds": 1,
+                                                      "turn_up_after_13": True}), 2, "ALLEGRA Grande")
+    allegra = play_log("allegra-3p", ruleset_from_dict({"variant": "allegra", "rounds": 1,
+                                                        "knock_min_players": 3}), 3, "allegra")
     for log, kinds in ((grande, GRANDE_KINDS), (allegra, ALLEGRA_KINDS)):
         missing = kinds - {e.kind for e in log.events}
         if missing:  # the vectors promise every move kind of the variant

@@ -53,7 +53,7 @@ import hashlib
 import json
 import sys
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -77,6 +77,8 @@ MANIFEST = HERE / "manifest.json"
 DATE = "2025.01.31"  # fixed, so that a rebuild is byte-identical
 ACTION_VALUES = (-2, 5, 13)
 CHAIN_MIN = 8
+KNOCK2_SEED = 1  # the first seed `--search knocks2` finds
+SEALED_SEED = 3  # the first seed `--search sealed` finds
 
 
 # ------------------------------------------------------------------ the games
@@ -96,31 +98,49 @@ class Spec:
     made: str = "simulate"  # simulate | tuned bots | forced line | cut short
     note: str = ""
     cut_from: str | None = None  # a cut-short file is a prefix of this game's file
+    rules: tuple[tuple[str, Any], ...] = ()  # ruleset fields other than today's defaults
 
 
 SPECS: tuple[Spec, ...] = (
     Spec("allegra-2p", "allegra", 2, 1, 0, ("greedy", "random"),
-         note="ALLEGRA's smallest table (no knocking with 2 players, R16)"),
+         note="ALLEGRA's smallest table (no knocking with 2 players, R16)",
+         rules=(("knock_min_players", 3),)),
     Spec("allegra-3p-knocks", "allegra", 3, 2, 0, ("greedy", "random", "greedy"), ("knocks",),
-         note="knocks and cards given (R16) from the smallest table that knocks"),
+         note="knocks and cards given (R16) from the smallest table that knocks",
+         rules=(("knock_min_players", 3),)),
     Spec("allegra-6p", "allegra", 6, 3, 1, ("greedy",) * 6, ("knocks",),
-         note="ALLEGRA's largest table"),
+         note="ALLEGRA's largest table",
+         rules=(("knock_min_players", 3),)),
     Spec("grande-2p", "grande", 2, 4, 0, ("greedy", "random"),
-         note="Grande's smallest table (4x5 displays, R19)"),
+         note="Grande's smallest table (4x5 displays, R19)",
+         rules=(("turn_up_after_13", True),)),
     Spec("grande-3p-actions", "grande", 3, 3, 0,
          ("greedy/peek_per_card=3.0", "greedy", "greedy"), ("actions",), made="tuned bots",
          note="every action card (-2, 5, 13) discarded from the deck and activated (R22-R24); "
-              "seat 0 is the greedy bot with a raised peek weight (seeds from --search actions)"),
-    Spec("grande-4p", "grande", 4, 5, 0, ("greedy",) * 4, note="a four-player Grande table"),
-    Spec("grande-5p", "grande", 5, 6, 2, ("greedy",) * 5, note="Grande's largest table"),
+              "seat 0 is the greedy bot with a raised peek weight (seeds from --search actions)",
+         rules=(("turn_up_after_13", True),)),
+    Spec("grande-4p", "grande", 4, 5, 0, ("greedy",) * 4, note="a four-player Grande table",
+         rules=(("turn_up_after_13", True),)),
+    Spec("grande-5p", "grande", 5, 6, 2, ("greedy",) * 5, note="Grande's largest table",
+         rules=(("turn_up_after_13", True),)),
     Spec("grande-2p-chain", "grande", 2, 1, 0, ("cross", "cross"), ("chain>=8",), made="forced line",
          note="a chain reaction (R6, R27): one card clears a row of 5, the emptied row is removed "
               "and three 3s of column 1 meet and clear (8 cards, 2 steps); both seats are "
-              "make_golden.py's cross players until then, greedy after"),
+              "make_golden.py's cross players until then, greedy after",
+         rules=(("turn_up_after_13", True),)),
     Spec("grande-4p-cut", "grande", 4, 5, 0, ("greedy",) * 4, ("cut short",), made="cut short",
          cut_from="grande-4p",
          note="grande-4p as a crash leaves it: the header written at the start (Result *) and the "
-              "events up to two thirds of the game, the last line cut in the middle"),
+              "events up to two thirds of the game, the last line cut in the middle",
+         rules=(("turn_up_after_13", True),)),
+    # Made after issue 11 revised R16 and R24 (today's defaults; the files above keep the
+    # rules they were played with, which their genesis records):
+    Spec("allegra-2p-knocks", "allegra", 2, KNOCK2_SEED, 0, ("greedy", "greedy"), ("knocks",),
+         note="revised R16: knocking with two players, the default since issue 11"),
+    Spec("grande-3p-sealed", "grande", 3, SEALED_SEED, 0,
+         ("greedy/peek_per_card=3.0", "greedy", "greedy"), ("actions", "sealed"), made="tuned bots",
+         note="revised R24: after a 13's action the turn's other card is discarded and no card "
+              "is turned up (seeds from --search sealed)"),
 )
 
 
@@ -297,7 +317,7 @@ def _base_tags(spec: Spec) -> tuple[dict[str, str], str, list[str]]:
 
 def play(spec: Spec, directory: Path) -> Built:
     """Play a spec's game through its signed log into directory/<name>.allegra."""
-    ruleset = ruleset_for(spec.variant)
+    ruleset = replace(ruleset_for(spec.variant), **dict(spec.rules))
     setup = simulated_setup(spec.seed, spec.game, spec.players)
     tags, table_name, names = _base_tags(spec)
     players = [Player(n, setup.identities[i]) for i, n in enumerate(names)]
@@ -334,6 +354,7 @@ class Facts:
     max_cleared: int = 0  # most cards cleared by one move (all its clearing steps)
     max_cleared_seq: int | None = None
     max_cleared_steps: int = 0  # the clearing steps of that move (2 or more: a chain reaction)
+    sealed_discards: int = 0  # R24: discards after a 13's action in the same turn (no turn-up)
 
 
 def facts(events: Sequence[bytes]) -> tuple[Facts, Any]:
@@ -346,6 +367,9 @@ def facts(events: Sequence[bytes]) -> tuple[Facts, Any]:
         assert ev is not None
         if before is None or t.state is None:
             continue  # the setup: no move yet
+        if before.sealed and ev.kind == "discard":
+            assert to_act(t.state) is None or to_act(t.state).kind != "turn_up"
+            f.sealed_discards += 1
         cleared = steps = 0
         for e in t.state.effects:
             if isinstance(e, Cleared):
@@ -385,12 +409,14 @@ def manifest_entry(b: Built) -> dict[str, Any]:
         "events": len(b.events),
         "state_hash": t.state_hash(),
         "features": list(s.features),
+        "rules": dict(s.rules),
         "counts": {
             "activated": {str(v): n for v, n in f.activated.items()},
             "gives": f.gives,
             "max_cleared": f.max_cleared,
             "max_cleared_seq": f.max_cleared_seq,
             "max_cleared_steps": f.max_cleared_steps,
+            **({"sealed_discards": f.sealed_discards} if "sealed" in s.features else {}),
         },
         "sha256": hashlib.sha256(b.data).hexdigest(),
     }
@@ -408,6 +434,8 @@ def check_features(entry: dict[str, Any]) -> list[str]:
         elif feat == "chain>=8" and (c["max_cleared"] < CHAIN_MIN or c["max_cleared_steps"] < 2):
             problems.append(f"no move cleared {CHAIN_MIN} or more cards in a chain reaction "
                             f"(at most {c['max_cleared']}, in {c['max_cleared_steps']} steps)")
+        elif feat == "sealed" and c.get("sealed_discards", 0) < 1:
+            problems.append("no card was discarded after a 13's action in the same turn")
         elif feat == "cut short" and entry["finished"]:
             problems.append("the cut-short game is finished")
     return problems
@@ -474,12 +502,13 @@ def write() -> int:
 
 def search(feature: str, tries: int) -> int:
     """How the seeds of the tuned and forced games were found: the first seeds that work."""
-    spec = next(s for s in SPECS if ("actions" if feature == "actions" else "chain>=8") in s.features)
+    wanted = {"actions": "actions", "chain": "chain>=8", "knocks2": "knocks", "sealed": "sealed"}[feature]
+    spec = next(s for s in SPECS if wanted in s.features
+                and (feature != "knocks2" or (s.players == 2 and not s.rules)))
     found = 0
     with tempfile.TemporaryDirectory() as tmp:
         for number in range(1, tries + 1):
-            trial = Spec(spec.name, spec.variant, spec.players, number, 0, spec.bots, spec.features,
-                         spec.made)
+            trial = replace(spec, seed=number, game=0)
             entry = manifest_entry(play(trial, Path(tmp)))
             ok = not check_features(entry)
             print(f"seed {number} game 0: {'yes' if ok else 'no '} {json.dumps(entry['counts'])}")
@@ -490,7 +519,8 @@ def search(feature: str, tries: int) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description="Build (or --check) the golden replays and their manifest.")
     p.add_argument("--check", action="store_true", help="rebuild in memory and compare byte for byte")
-    p.add_argument("--search", choices=["actions", "chain"], help="try seeds for a feature")
+    p.add_argument("--search", choices=["actions", "chain", "knocks2", "sealed"],
+                   help="try seeds for a feature")
     p.add_argument("--tries", type=int, default=10, help="seeds tried by --search (default: 10)")
     a = p.parse_args(argv)
     if a.check:

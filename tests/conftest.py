@@ -8,6 +8,7 @@ from typing import Iterator
 import pytest
 
 from net_helpers import CliPool
+from tmux_pane import pane_factory  # noqa: F401 (a fixture, for the tmux tests)
 
 
 @pytest.fixture

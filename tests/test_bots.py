@@ -19,7 +19,7 @@ from allegra_lan.bots import (
 )
 from allegra_lan.bots.driver import offered_moves
 from allegra_lan.rules import (
-    Discard, DrawFromDeck, Give, Move, PeekCard, Place, ReplaceOpen, SeatView, Slot, State,
+    AllegraRuleset, Discard, DrawFromDeck, Give, Move, PeekCard, Place, ReplaceOpen, SeatView, Slot, State,
     Swap, TakeDiscard, apply, legal_moves, new_game, ruleset_for, state_hash, to_act, view,
 )
 from allegra_lan.rules.effects import Discarded, Given
@@ -332,11 +332,19 @@ def test_no_knock_offers_no_give() -> None:
     assert all(offer == set() for b in bots for offer in b.offers)
 
 
-def test_no_knock_window_in_grande_or_with_two_players() -> None:
-    for ruleset, players in ((GRANDE, 4), (ALLEGRA, 2)):
+def test_no_knock_window_in_grande_or_with_two_players_under_the_option() -> None:
+    """R16's option knock_min_players = 3 turns knocking off for two (Grande never knocks)."""
+    for ruleset, players in ((GRANDE, 4), (AllegraRuleset(knock_min_players=3), 2)):
         bots = [Knocker(s, True) for s in range(players)]
         _, stats = play_game(ruleset, players, seed_from_number(6), bots)
         assert stats.knock_windows == 0 and all(not b.knocked_in for b in bots)
+
+
+def test_two_players_knock_by_default() -> None:
+    """Revised R16: with the default rules two players knock too."""
+    bots = [Knocker(s, True) for s in range(2)]
+    _, stats = play_game(ALLEGRA, 2, seed_from_number(6), bots)
+    assert stats.knock_windows > 0 and stats.gives > 0
 
 
 def test_a_give_to_a_seat_that_did_not_knock_is_refused() -> None:

@@ -167,7 +167,8 @@ def _genesis_with(base: bytes, where: str, key: str, value: Any) -> bytes:
 genesis_bodies = st.builds(
     _genesis_with, st.sampled_from(seeds.genesis()), st.sampled_from(["ruleset", "seats", "body"]),
     st.sampled_from(["card_counts", "rounds", "knock_min_players", "jokers", "joker_value", "double_ender",
-                     "double_only_positive", "cleared_to_discard", "variant", "table", "x"]),
+                     "double_only_positive", "cleared_to_discard", "turn_up_after_13", "variant", "table",
+                     "x"]),
     st.integers(-3, 120) | st.booleans() | st.sampled_from(["allegra", "grande", "x"])
     | st.lists(st.tuples(st.integers(-99, 99), st.integers(0, 40)).map(list), max_size=6)
     | st.lists(st.fixed_dictionaries({"name": st.text(min_size=1, max_size=8), "key": st.binary(min_size=32,

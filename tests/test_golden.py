@@ -16,7 +16,7 @@ import json
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -128,6 +128,8 @@ class Seen:
     cleared_by_seq: dict[int, int] = field(default_factory=dict)
     steps_by_seq: dict[int, int] = field(default_factory=dict)
     kinds: list[str] = field(default_factory=list)
+    sealed_discards: int = 0  # R24 revised: discards after a 13's action in the same turn
+    turn_up_after_sealed: int = 0  # ... followed by a turn-up decision (never, today)
 
 
 def replay_effects(events: list[bytes]) -> Seen:
@@ -146,6 +148,10 @@ def replay_effects(events: list[bytes]) -> Seen:
             pending = None
         if before is None or t.state is None:
             continue
+        if before.sealed and ev.kind == "discard":
+            seen.sealed_discards += 1
+            d = to_act(t.state)
+            seen.turn_up_after_sealed += d is not None and d.kind == "turn_up"
         seen.give_events += ev.kind == "give"
         seen.exchange_events += ev.kind == "exchange"
         for e in t.state.effects:
@@ -188,7 +194,9 @@ def test_the_counts_in_the_manifest_are_what_the_log_does(entry: dict[str, Any],
 def test_knocks_really_happen(entry: dict[str, Any], seen: dict[str, Seen]) -> None:
     """R16: a give event (carrying the knocker's signed knock) gives the card, and the active
     player's exchange follows each one."""
-    assert entry["variant"] == "allegra" and entry["players"] >= 3
+    assert entry["variant"] == "allegra"
+    knock_from = entry["rules"].get("knock_min_players", ruleset_for("allegra").knock_min_players)
+    assert entry["players"] >= knock_from
     s = seen[Path(entry["file"]).stem]
     assert s.gives >= 1
     assert s.give_events == s.gives
@@ -278,3 +286,36 @@ def test_make_golden_check_fails_on_a_changed_file(tmp_path: Path) -> None:
     p = run_make_golden(copy / "make_golden.py", "--check")
     assert p.returncode == 1
     assert p.stderr.splitlines() == [f"make_golden --check: {victim} differs from its rebuild"]
+
+
+# ------------------------------------------------------------------ the rules each file keeps
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=ids(ENTRIES))
+def test_each_file_keeps_the_rules_it_was_played_with(entry: dict[str, Any]) -> None:
+    """A replay records its ruleset: the files made before issue 11 revised R16 and R24 say
+    knock_min_players 3 (ALLEGRA) or carry no turn_up_after_13 field (Grande, read as the old
+    rule), and still fold as the manifest says under them; the later ones use today's rules."""
+    table, fault = fold(read_replay(path_of(entry)).events)
+    assert fault is None and table.genesis is not None
+    rs = replace(ruleset_for(entry["variant"]), **entry["rules"])
+    assert table.genesis.ruleset == rs.to_dict()
+    if entry["rules"].get("turn_up_after_13") is True:
+        assert "turn_up_after_13" not in table.genesis.ruleset
+
+
+def test_the_set_has_games_under_the_old_and_the_revised_rulings() -> None:
+    assert any(e["rules"] == {"knock_min_players": 3} for e in ENTRIES)
+    assert any(e["rules"] == {"turn_up_after_13": True} for e in ENTRIES)
+    assert any(e["variant"] == "allegra" and e["players"] == 2 and "knocks" in e["features"]
+               and not e["rules"] for e in ENTRIES)
+    assert any("sealed" in e["features"] and not e["rules"] for e in ENTRIES)
+
+
+@pytest.mark.parametrize("entry", [e for e in ENTRIES if "sealed" in e["features"]],
+                         ids=ids([e for e in ENTRIES if "sealed" in e["features"]]))
+def test_no_turn_up_after_a_thirteen_in_the_log(entry: dict[str, Any], seen: dict[str, Seen]) -> None:
+    """R24 (revised): the turn's other card discarded after a 13's action asks for no turn-up."""
+    s = seen[Path(entry["file"]).stem]
+    assert s.sealed_discards == entry["counts"]["sealed_discards"] >= 1
+    assert s.turn_up_after_sealed == 0

@@ -262,7 +262,7 @@ RULESET_FIELDS = {  # PROTOCOL.md, 'The ruleset'
     "allegra": {"variant", "rounds", "double_ender", "double_only_positive", "cleared_to_discard",
                 "card_counts", "knock_min_players"},
     "grande": {"variant", "rounds", "double_ender", "double_only_positive", "cleared_to_discard",
-               "card_counts", "jokers", "joker_value"},
+               "card_counts", "jokers", "joker_value", "turn_up_after_13"},
 }
 
 

@@ -407,8 +407,8 @@ def test_discovery_across_a_bridge_stays_on_the_interface_it_is_given() -> None:
         with bridged_lan(2, "disc") as lan:
             a, b = lan.hosts
             ad = make_ad(address=a.address, name="Bridged table")
-            async with helper("browse", b.address, "4.0", prefix=tuple(b.exec())) as remote, \
-                    helper("browse", LOOPBACK, "4.0", prefix=tuple(a.exec())) as local_lo:
+            async with helper("browse", b.address, "120", prefix=tuple(b.exec())) as remote, \
+                    helper("browse", LOOPBACK, "120", prefix=tuple(a.exec())) as local_lo:
                 await remote.event("browsing")
                 await local_lo.event("browsing")
                 lan.set_link(b, up=False)  # b misses the first announcement...
@@ -433,6 +433,7 @@ def test_discovery_across_a_bridge_stays_on_the_interface_it_is_given() -> None:
                     assert gone["service"] == service
                     await adv.send("quit")
                     assert await adv.proc.wait() == 0
+                await local_lo.send("stop")
                 await local_lo.event("done", 8.0)
                 heard = [m for m in local_lo.lines if m["event"] not in ("browsing", "done")]
                 assert heard == [], f"a browser on 127.0.0.1 heard the LAN's table: {heard}"
@@ -477,9 +478,13 @@ async def _advertise(interface: str, ad: TableAd) -> None:
 
 
 async def _browse(interface: str, seconds: float) -> None:
+    """Browse until a line on stdin (or EOF) says stop, or `seconds` at most: the test ends
+    it when it has seen what it waits for, so a loaded machine cannot outlast it (seen in CI
+    under load: a fixed 4 s browse ended before the table was advertised)."""
     async with Browser(interface) as browser:
         _emit("browsing")
-        with trio.move_on_after(seconds):
+
+        async def listen() -> None:
             async for event in browser:
                 fields: dict[str, Any] = {"service": event.service}
                 if isinstance(event, (TableSeen, TableChanged)):
@@ -487,6 +492,12 @@ async def _browse(interface: str, seconds: float) -> None:
                 elif isinstance(event, AdRefused):
                     fields["reason"] = event.reason
                 _emit(type(event).__name__, **fields)
+
+        with trio.move_on_after(seconds):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(listen)
+                await _readline()
+                nursery.cancel_scope.cancel()
     _emit("done")
 
 

@@ -207,8 +207,8 @@ def test_a_flipped_byte_is_named_by_its_seq(world: World) -> None:
 
 def test_simulate_writes_the_golden_game_but_for_its_date(world: World) -> None:
     """A golden game played by registry bots is what `allegra simulate` writes today."""
-    entry = next(e for e in MANIFEST["replays"] if e["file"] == "golden/allegra-2p.allegra")
-    assert entry["made"] == "simulate"
+    entry = next(e for e in MANIFEST["replays"] if e["file"] == "golden/allegra-2p-knocks.allegra")
+    assert entry["made"] == "simulate" and entry["rules"] == {}  # today's default rules
     out = world.home / "golden-again"
     p = allegra(world.home, "simulate", "--variant", entry["variant"], "--players",
                 str(entry["players"]), "--seed", str(entry["seed"]), "--games", str(entry["game"] + 1),

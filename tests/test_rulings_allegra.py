@@ -260,20 +260,25 @@ def test_r16_give_only_a_card_drawn_from_the_deck() -> None:
     assert "drawn from the deck" in illegal(took, Give(2))
 
 
-def test_r16_no_knocking_with_two_players_by_default() -> None:
+def test_r16_knocking_with_two_players_by_default() -> None:
+    """Revised R16: "any other player" may knock, with two players too (it was 3 or more)."""
+    assert ALLEGRA.knock_min_players == 2
     state = build(ALLEGRA, [closed_display(3, 4)] * 2, deck=["6"], discard=["0"])
-    drawn = apply(state, DrawFromDeck())
-    assert not any(isinstance(m, Give) for m in legal_moves(drawn))
-    assert "3 or more players" in illegal(drawn, Give(1))
-
-
-def test_r16_knock_min_players_option() -> None:
-    two = AllegraRuleset(knock_min_players=2)
-    state = build(two, [closed_display(3, 4)] * 2, deck=["6"], discard=["0"])
     drawn = apply(state, DrawFromDeck())
     assert Give(1) in legal_moves(drawn)
     gave = apply(drawn, Give(1))
     assert to_act(gave).seat == 1 and to_act(gave).kind == "place_given"
+
+
+def test_r16_knock_min_players_option() -> None:
+    """3 is the option that turns knocking off for two players (and what old logs say)."""
+    three = AllegraRuleset(knock_min_players=3)
+    state = build(three, [closed_display(3, 4)] * 2, deck=["6"], discard=["0"])
+    drawn = apply(state, DrawFromDeck())
+    assert not any(isinstance(m, Give) for m in legal_moves(drawn))
+    assert "3 or more players" in illegal(drawn, Give(1))
+    state = build(three, [closed_display(3, 4)] * 3, deck=["6"], discard=["0"])
+    assert Give(1) in legal_moves(apply(state, DrawFromDeck()))
     four = AllegraRuleset(knock_min_players=4)
     state = build(four, [closed_display(3, 4)] * 3, deck=["6"], discard=["0"])
     drawn = apply(state, DrawFromDeck())

@@ -517,8 +517,8 @@ def _refusals() -> list[tuple[str, State, Move, str]]:
     holding = build(GRANDE, [["1 ?2", "3 4"], closed_display(), closed_display()],
                     deck=["8"], discard=["0"], hand=[("9", False)])
     drawn = apply(grande, DrawFromDeck())
-    allegra2 = build(ALLEGRA, [closed_display(3, 4), closed_display(3, 4)], deck=["5"],
-                     discard=["0"])
+    allegra2 = build(AllegraRuleset(knock_min_players=3), [closed_display(3, 4)] * 2, deck=["5"],
+                     discard=["0"])  # R16's option that turns knocking off for two
     allegra3 = build(ALLEGRA, [closed_display(3, 4)] * 3, deck=["5"], discard=["0"])
     return [
         ("discard a discard-pile card", holding, Discard(holding.hand[0][0]), "must be placed"),

@@ -8,11 +8,13 @@ from collections import Counter
 from typing import Sequence
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from allegra_lan.rules import (
     JOKER, Discard, DrawFromDeck, GrandeRuleset, PeekCard, PeekLine, Phase, Place,
     ReplaceOpen, RulesetError, Slot, State, Swap, TakeDiscard, TurnUp, apply, legal_moves,
-    new_game, ruleset_for, to_act, view,
+    new_game, ruleset_for, ruleset_from_dict, to_act, view,
 )
 from allegra_lan.rules.clearing import runs_in_line
 from allegra_lan.rules.effects import (
@@ -426,6 +428,45 @@ def test_r24_no_turn_up_after_the_thirteen() -> None:
     assert not any(kind == "turn_up" for _, kind in p.decisions)
 
 
+def _thirteen_then_the_other_card(rs: GrandeRuleset) -> State:
+    """Seat 0 draws a 13 and a 9 from the deck, lets the 13 replace its face-up 1 (the
+    deck's 6 goes there, closed) and discards the 9: the turn's other card."""
+    state = build(rs, [["1 2 ?3 ?4", "? ? ? ?", "? ? ? ?", "? ? ? ?"], closed_display(), closed_display()],
+                  deck=["13", "9", "6"],
+                  discard=["0"])
+    both = play(state, [DrawFromDeck(), DrawFromDeck()]).state
+    thirteen, nine = (c for c, _ in both.hand)
+    assert both.known[thirteen] == 13 and both.known[nine] == 9
+    done = play(both, [Discard(thirteen), ReplaceOpen(Slot(0, 0, 0))]).state
+    assert to_act(done).kind == "play"
+    return apply(done, Discard(nine))
+
+
+def test_r24_no_turn_up_for_the_rest_of_the_turn_after_the_thirteen() -> None:
+    """Revised R24: discarding the turn's other card after the 13 asks for no turn-up, so the
+    13's new card (and every other closed card) stays closed until the next turn."""
+    after = _thirteen_then_the_other_card(GRANDE)
+    assert to_act(after).seat == 1 and to_act(after).kind == "draw"
+    assert layout(after, 0)[0].startswith("? 2 ? ?")
+    # The next turn of seat 0 may turn cards up again (the flag lasts one turn).
+    assert not after.sealed
+
+
+def test_r24_a_ruleset_from_before_the_revision_keeps_the_turn_up() -> None:
+    """A log written before `turn_up_after_13` existed has no such field: it reads as the old
+    rule (a turn-up follows the other card, even of the 13's card), and hashes as before."""
+    old_map = {k: v for k, v in GRANDE.to_dict().items() if k != "turn_up_after_13"}
+    old = ruleset_from_dict(old_map)
+    assert old.turn_up_after_13 is True
+    assert old.to_dict() == old_map  # rebuilt byte for byte, and hashed as before
+    after = _thirteen_then_the_other_card(old)
+    assert to_act(after).seat == 0 and to_act(after).kind == "turn_up"
+    assert TurnUp(Slot(0, 0, 0)) in legal_moves(after)  # the 13's own card, at once
+    # Today's default writes the field, and reads back as written.
+    assert GRANDE.to_dict()["turn_up_after_13"] is False
+    assert ruleset_from_dict(GRANDE.to_dict()) == GRANDE
+
+
 def test_r24_thirteen_gives_back_a_second_draw() -> None:
     """One closed card: one draw. The 13 puts a closed card back: the next turn has two draws."""
     state = build(GRANDE, [["1 2 ?3"], ["? ? ?", "? ? ?"]],
@@ -592,3 +633,23 @@ def test_r27_allegra_never_collapses() -> None:
     assert layout(after, 0)[0] == ". . . 1"
     assert not of_type(after.effects, Collapsed)
 
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.sampled_from(["rounds", "jokers", "joker_value", "turn_up_after_13",
+                                        "double_ender", "x"]),
+                       st.integers(-3, 120) | st.booleans() | st.text(max_size=3), max_size=4))
+def test_r24_any_ruleset_map_reads_back_as_written_or_is_refused_in_one_line(fields: dict) -> None:
+    """A ruleset map with or without turn_up_after_13, of any value: either refused with a
+    RulesetError, or read into a ruleset whose map reads back to the same ruleset (the field
+    left out only at its legacy value, true)."""
+    d = {"variant": "grande", **fields}
+    try:
+        rs = ruleset_from_dict(d)
+    except RulesetError as e:
+        assert "\n" not in str(e) and str(e)
+        return
+    again = rs.to_dict()
+    assert ruleset_from_dict(again) == rs
+    assert ("turn_up_after_13" in again) == (rs.turn_up_after_13 is False)
+    assert rs.turn_up_after_13 is fields.get("turn_up_after_13", True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from allegra_lan.rules import geometry
 from allegra_lan.rules.clearing import runs_in_line
 from allegra_lan.rules.moves import Slot
 from allegra_lan.rules.view import SeatView
@@ -24,9 +25,9 @@ card that will move face up, but whose value the bot cannot know yet); it
 matches nothing and is scored at the unseen cards' mean.
 """
 
-ALLEGRA_ROWS = 3
-ALLEGRA_COLS = 4
-ALLEGRA_CELLS = ALLEGRA_ROWS * ALLEGRA_COLS
+ALLEGRA_ROWS = geometry.ROWS
+ALLEGRA_COLS = geometry.COLS
+ALLEGRA_CELLS = geometry.CELLS
 
 
 class Board:
@@ -71,19 +72,13 @@ class Board:
         n = players
         lines: list[tuple[int, ...]] = []
         my_lines: list[int] = []
-        left = (seat + 1) % n
-        for s in range(n):
-            for r in range(ALLEGRA_ROWS):
-                if s == seat:
-                    my_lines.append(len(lines))
-                lines.append(
-                    ((s + 1) % n * ALLEGRA_CELLS + r * ALLEGRA_COLS + 3,)
-                    + tuple(s * ALLEGRA_CELLS + r * ALLEGRA_COLS + c for c in range(ALLEGRA_COLS))
-                )
-            for c in range(ALLEGRA_COLS):
-                if s == seat or (s == left and c == 3):
-                    my_lines.append(len(lines))
-                lines.append(tuple(s * ALLEGRA_CELLS + r * ALLEGRA_COLS + c for r in range(ALLEGRA_ROWS)))
+        mine_slots = set(geometry.area(n, seat))
+        for line in geometry.lines(n):
+            # The seat's own lines: those wholly in its area (its area rows, its columns and
+            # its left neighbour's shared column).
+            if mine_slots.issuperset(line):
+                my_lines.append(len(lines))
+            lines.append(tuple(_cell_index(sl) for sl in line))
         mine = area_cells(n, seat)
         own = list(range(seat * ALLEGRA_CELLS, (seat + 1) * ALLEGRA_CELLS))
         return Board(False, n, ALLEGRA_ROWS, ALLEGRA_COLS, cells, lines, mine, own, my_lines)
@@ -106,7 +101,7 @@ class Board:
         """The cell index of a slot (in the layout the view showed)."""
         if self.grande:
             return slot[1] * self.cols + slot[2]
-        return slot[0] * ALLEGRA_CELLS + slot[1] * ALLEGRA_COLS + slot[2]
+        return _cell_index(slot)
 
     def copy(self) -> "Board":
         b = Board.__new__(Board)
@@ -229,14 +224,14 @@ def unseen_values(view: SeatView) -> list[int]:
     return out or view.ruleset.deck_values()
 
 
+def _cell_index(slot: Slot) -> int:
+    """A slot's cell in a `Board.table`: the displays one after another, 12 cells each."""
+    return slot[0] * ALLEGRA_CELLS + geometry.flat(slot)
+
+
 def area_cells(players: int, seat: int) -> list[int]:
     """The cells of an ALLEGRA seat's area (R13) in a `Board.table`: what it scores (R17)."""
-    left = (seat + 1) % players
-    out: list[int] = []
-    for r in range(ALLEGRA_ROWS):
-        out.append(left * ALLEGRA_CELLS + r * ALLEGRA_COLS + 3)
-        out.extend(seat * ALLEGRA_CELLS + r * ALLEGRA_COLS + c for c in range(ALLEGRA_COLS))
-    return out
+    return [_cell_index(sl) for sl in geometry.area(players, seat)]
 
 
 __all__ = ["Board", "Cell", "unseen_values", "area_cells"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from . import geometry
 from .effects import Cleared, Collapsed
 from .moves import Slot
 from .ruleset import JOKER
@@ -93,16 +94,13 @@ _ALLEGRA_ALL: dict[int, tuple[Line, ...]] = {}
 _ALLEGRA_AT: dict[tuple[int, int, int, int], tuple[Line, ...]] = {}
 
 
-def _area_row(n: int, s: int, r: int) -> Line:
-    return (((s + 1) % n, r * 4 + 3),) + tuple((s, r * 4 + c) for c in range(4))
-
-
-def _column(s: int, c: int) -> Line:
-    return tuple((s, r * 4 + c) for r in range(3))
+def _as_line(slots: Sequence[Slot]) -> Line:
+    return tuple((sl[0], geometry.flat(sl)) for sl in slots)
 
 
 def _lines_allegra(n: int, changed: Sequence[Slot] | None) -> list[Line]:
-    """ALLEGRA's lines (R14): each seat's area rows (neighbour column first) and every column.
+    """ALLEGRA's lines (R14, from `geometry`): each seat's area rows (neighbour column
+    first) and every column.
 
     With `changed`, only the lines through those places: the position was free
     of runs before, so a new run must pass through a changed place.
@@ -110,8 +108,7 @@ def _lines_allegra(n: int, changed: Sequence[Slot] | None) -> list[Line]:
     if changed is None:
         every = _ALLEGRA_ALL.get(n)
         if every is None:
-            every = tuple(_area_row(n, s, r) for s in range(n) for r in range(3)) + tuple(
-                _column(s, c) for s in range(n) for c in range(4))
+            every = tuple(_as_line(line) for line in geometry.lines(n))
             _ALLEGRA_ALL[n] = every
         return list(every)
     out: list[Line] = []
@@ -119,11 +116,7 @@ def _lines_allegra(n: int, changed: Sequence[Slot] | None) -> list[Line]:
         key = (n, slot[0], slot[1], slot[2])
         lines = _ALLEGRA_AT.get(key)
         if lines is None:
-            s, r, c = slot
-            found = [_column(s, c), _area_row(n, s, r)]
-            if c == 3:
-                found.append(_area_row(n, (s - 1) % n, r))
-            lines = tuple(dict.fromkeys(found))
+            lines = tuple(_as_line(line) for line in geometry.lines_through(n, Slot(*slot)))
             _ALLEGRA_AT[key] = lines
         for line in lines:
             if line not in out:

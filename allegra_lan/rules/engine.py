@@ -11,6 +11,7 @@ from functools import lru_cache
 from typing import Sequence
 
 from .cards import CardSource, SeededCards
+from . import geometry
 from .clearing import resolve
 from .effects import (
     Closed, Discarded, Drawn, EndTriggered, GameEnded, Given, Peeked, Placed,
@@ -85,6 +86,7 @@ def _start_round(s: State, round_no: int) -> None:
     s.reshuffles = 0
     s.turn = 0
     s.round_cleared = 0
+    s.sealed = False
     s.memo = {}
     s.active = starter
     # R3: each seat, clockwise from the starter, turns up two closed cards.
@@ -157,12 +159,7 @@ def _area(s: State, seat: int) -> tuple[tuple[Slot, int, int], ...]:
                 (Slot(seat, r, c), seat, r * g.cols + c) for r in range(g.rows) for c in range(g.cols)
             )
         else:
-            left = (seat + 1) % s.players
-            out: list[tuple[Slot, int, int]] = []
-            for r in range(3):
-                out.append((Slot(left, r, 3), left, r * 4 + 3))
-                out.extend((Slot(seat, r, c), seat, r * 4 + c) for c in range(4))
-            area = tuple(out)
+            area = tuple((sl, sl.seat, geometry.flat(sl)) for sl in geometry.area(s.players, seat))
         _AREAS[key] = area
     return area
 
@@ -484,7 +481,7 @@ def _discard(s: State, m: Discard) -> None:
 
 def _turn_up_or_continue(s: State) -> None:
     """R15, R21, R23, R26: one closed card is turned up next, if any remains."""
-    if _has_closed(s, s.active):
+    if _has_closed(s, s.active) and not s.sealed:
         s.phase = Phase.TURN_UP
     else:
         _continue(s)
@@ -574,7 +571,10 @@ def _replace_open(s: State, m: ReplaceOpen) -> None:
     new = _draw_deck(s)  # R24: unseen, closed
     _set(s, m.at, new)
     s.effects.append(Closed(a, new, m.at))
-    _continue(s)  # R24: no card is turned up after this action
+    # R24: no card is turned up after this action, for the rest of the turn (revised; a
+    # ruleset from before the revision allowed a turn-up after the turn's other card).
+    s.sealed = not s.ruleset.turn_up_after_13  # type: ignore[union-attr]
+    _continue(s)
 
 
 def _give(s: State, m: Give) -> None:
@@ -654,6 +654,7 @@ def _begin_turn(s: State) -> None:
     s.hand = []
     s.draws = 0
     s.first_from_deck = False
+    s.sealed = False
     s.turn += 1
     if s.ruleset.variant == "grande":
         # R20: exactly one closed card at the turn's start: one card only.
@@ -696,14 +697,11 @@ def round_scores(state: State) -> list[int]:
         v = known[c]
         return 0 if v is None else rs.score_of(v)
 
-    sums = [sum(val(c) for c in g.cells) for g in state.grids]
     if rs.variant == "allegra":
-        # R17: a seat also owns its left neighbour's rightmost column.
-        sums = [
-            sums[s] + sum(val(state.grids[(s + 1) % n].at(r, 3)) for r in range(3))
-            for s in range(n)
-        ]
-    return sums
+        # R17: a seat owns its area, its own display and its left neighbour's rightmost column.
+        return [sum(val(state.grids[sl.seat].cells[geometry.flat(sl)]) for sl in geometry.area(n, s))
+                for s in range(n)]
+    return [sum(val(c) for c in g.cells) for g in state.grids]
 
 
 def _end_round(s: State) -> None:

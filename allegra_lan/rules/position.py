@@ -101,6 +101,7 @@ def build(
     s.reshuffles = 0
     s.turn = 0
     s.round_cleared = 0
+    s.sealed = False
     s.effects = []
     s.memo = {}
     _begin_turn(s)

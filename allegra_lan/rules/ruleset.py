@@ -41,6 +41,7 @@ class _Common:
     variant: ClassVar[str]
     min_players: ClassVar[int]
     max_players: ClassVar[int]
+    LEGACY: ClassVar[dict[str, Any]] = {}
 
     @property
     def deck_size(self) -> int:
@@ -66,6 +67,8 @@ class _Common:
         d: dict[str, Any] = {"variant": self.variant}
         for f in fields(self):
             v = getattr(self, f.name)
+            if f.name in self.LEGACY and self.LEGACY[f.name] == v:
+                continue  # absent means this (a log older than the field): so it keeps its bytes
             if f.name == "card_counts":
                 v = [[a, b] for a, b in v]
             d[f.name] = v
@@ -104,7 +107,7 @@ class AllegraRuleset(_Common):
     """ALLEGRA: 2-6 players, 3x4 displays, areas with the left neighbour's column, knocking."""
 
     card_counts: tuple[tuple[int, int], ...] = ALLEGRA_COUNTS  # R12 (option)
-    knock_min_players: int = 3  # R16 (option)
+    knock_min_players: int = 2  # R16 (option; revised: it was 3, and old logs say 3)
 
     variant: ClassVar[str] = "allegra"
     min_players: ClassVar[int] = 2
@@ -127,6 +130,12 @@ class GrandeRuleset(_Common):
     card_counts: tuple[tuple[int, int], ...] = GRANDE_COUNTS  # R18 (option)
     jokers: int = 3  # R18
     joker_value: int = 0  # R25 (option)
+    turn_up_after_13: bool = False  # R24 (revised): a log written before this field says True
+
+    # Fields added after logs were already written, with the value their absence means (the
+    # rule those logs were played under): a ruleset map without one reads as that value, and
+    # `to_dict` leaves it out at that value, so an old game is rebuilt, folds and hashes as before.
+    LEGACY: ClassVar[dict[str, Any]] = {"turn_up_after_13": True}
 
     variant: ClassVar[str] = "grande"
     min_players: ClassVar[int] = 2
@@ -176,7 +185,7 @@ def ruleset_from_dict(d: Any) -> Ruleset:
     if cls is None:
         raise RulesetError(f"unknown variant {variant!r}")
     known = {f.name: f for f in fields(cls)}
-    kwargs: dict[str, Any] = {}
+    kwargs: dict[str, Any] = dict(cls.LEGACY)  # absent: the rule of a log older than the field
     for key, value in d.items():
         if key == "variant":
             continue

@@ -114,7 +114,7 @@ class State:
         "grids", "up", "known", "peeked", "deck", "discard", "cleared", "hand",
         "draws", "draw_limit", "first_from_deck", "reveal_queue", "ender",
         "final_lap", "totals", "results", "knock", "reshuffles", "turn",
-        "round_cleared", "effects", "memo",
+        "round_cleared", "sealed", "effects", "memo",
     )
 
     ruleset: Ruleset
@@ -144,6 +144,7 @@ class State:
     reshuffles: int
     turn: int  # turns begun in this round
     round_cleared: int
+    sealed: bool  # Grande R24: a 13 acted this turn, so no closed card is turned up until it ends
     effects: list[Effect]  # what the last move caused
     memo: dict[Any, Any]  # per-round memo of immutable view parts, shared by clones (not state)
 
@@ -176,6 +177,7 @@ class State:
         s.reshuffles = self.reshuffles
         s.turn = self.turn
         s.round_cleared = self.round_cleared
+        s.sealed = self.sealed
         s.effects = []
         s.memo = self.memo
         return s
@@ -205,7 +207,8 @@ class State:
             tuple(self.totals),
             tuple((r.round_no, r.ender, r.raw, r.scores, r.doubled) for r in self.results),
             self.knock, self.reshuffles, self.turn, self.round_cleared,
-        )
+        ) + (("sealed",) if self.sealed else ())  # R24's flag, added later: absent when unset
+        # (so the hash of every state that never had it is the hash it always had)
 
 
 def state_hash(state: State) -> str:

@@ -41,9 +41,10 @@ from allegra_lan.rules_text import rules_text
 
 from .keys import CURSOR_KEYS, Key, bindings, game_keys, lookup
 from .screen import (
-    Line, UiState, area_layout, color_depth, fit, footer_lines, join_lines, make_style, name_of,
-    render, value_text,
+    Line, UiState, area_layout, color_depth, fit, footer_lines, home_pos, join_lines, make_style,
+    name_of, render, value_text,
 )
+from .seat_notes import Notes, note_move
 from .words import KNOCK_HINT, Frame, clear_frames, describe_effects, first_time_hints, refusal_words
 
 MOVES_KEPT = 40
@@ -79,6 +80,7 @@ class PlayClient:
         self.replay_path = replay_path
         self.names = tuple(p.name for p in game.players)
         self.moves: deque[str] = deque(maxlen=MOVES_KEPT)
+        self.notes = Notes.empty(len(self.names))  # each seat's last turn (tui/seat_notes.py)
         self.message = ""
         self.refused = False
         self.overlay: str | None = None
@@ -90,7 +92,7 @@ class PlayClient:
         self._ended_by: int | None = None  # whose move triggered this round's end
         self._said_at = 0  # the table's seq when the message was said
         self.board = human  # whose area the cursor is over (the knocker's, to take a card)
-        self.pos = (0, 0)  # cursor row and column in area_layout(view, board)
+        self.pos = home_pos(view(game.state, human), human)  # cursor row, col in area_layout
         self.hand_index = 0
         self.swap_first: Slot | None = None
         self.take: Slot | None = None  # ALLEGRA exchange: the card chosen from the knocker
@@ -147,6 +149,8 @@ class PlayClient:
             marked=frozenset(marked), highlight=self.frame.highlight if self.frame else frozenset(),
             message=message, refused=refused,
             moves=tuple(self.moves), keys=tuple(self.keys()), status=status, overlay=overlay,
+            last_turns=self.notes.last_turns(), last_slots=self.notes.last_slots(self.human),
+            end_note=self.notes.end_note,
         )
 
     def message_now(self) -> tuple[str, bool]:
@@ -545,7 +549,7 @@ class PlayClient:
 
     def _point_at(self, seat: int) -> None:
         self.board = seat
-        self.pos = (0, 0)
+        self.pos = home_pos(view(self.game.state, self.human), seat)
 
     def _submit(self, move: Move) -> None:
         if isinstance(move, Give) and move not in self.offered():
@@ -577,6 +581,7 @@ class PlayClient:
         after = view(self.game.state, self.human)
         effects = after.effects
         self.moves.extend(describe_effects(before, after, effects, self.names))
+        self.notes = note_move(self.notes, before, after, self.names)
         self._pending_frames = clear_frames(before, after, effects)
         for e in effects:
             if isinstance(e, EndTriggered):  # whose move left the ender with no closed card

@@ -7,7 +7,10 @@
 #   screen_lines(v, ui, w, h)        -> list of lines, each a list of (style, text)
 #   screen_text(v, ui, w, h) -> str  the same screen as plain text (tests assert on this)
 #   plain(fragments) -> str          plain text of formatted text
-#   area_layout(v, seat)             -> rows of Slots (None: no place) a cursor moves over
+#   area_layout(v, seat)             -> rows of Slots (None: no place) a cursor moves over, as
+#                                    drawn (ALLEGRA: rules.geometry's area, neighbour's column first)
+#   home_pos(v, seat)                where the cursor starts: the seat's own first card
+#   needed_size(v, ui, width)        the smallest window that shows the table whole
 #   make_style(color=None)           the one place where colour vs monochrome is decided
 #   color_depth(color=None)          the ColorDepth to give the Application
 #   use_color()                      False when NO_COLOR is set
@@ -35,6 +38,7 @@ from prompt_toolkit.output.color_depth import ColorDepth
 from prompt_toolkit.styles import Style
 
 from allegra_lan.rules import JOKER, CardView, RoundResult, SeatView, Slot
+from allegra_lan.rules import geometry
 from allegra_lan.rules.state import DECISION_WORDS
 
 Fragment = tuple[str, str]
@@ -49,7 +53,8 @@ class UiState:
     from nobody's seat); `marked` are slots chosen so far (the first card of a swap);
     `highlight` the slots of a clear or chain step being shown; `keys` the footer as
     (key, what it does) pairs, only those legal now; `overlay` is None for the table,
-    "help", "round" (the last round's result) or "game" (the game's end)."""
+    "help", "round" (the last round's result) or "game" (the game's end). `last_turns`,
+    `last_slots` and `end_note` come from the moves the client saw (`tui.seat_notes`)."""
 
     names: tuple[str, ...] = ()
     focus: int | None = None
@@ -63,6 +68,9 @@ class UiState:
     title: str = ""
     status: str = ""
     overlay: str | None = None
+    last_turns: tuple[str, ...] = ()  # per seat: what it did on its last turn ("" none yet)
+    last_slots: frozenset[Slot] = frozenset()  # the places the others' last turns changed
+    end_note: str = ""  # whose move ended the round, when it was not the ender's own
 
 
 # ----------------------------------------------------------------- style
@@ -89,6 +97,8 @@ _COLOR_RULES: dict[str, str] = {
     "card.v-high": "ansired",
     "card.v-joker": "bold ansimagenta",
     "shared": "ansimagenta",
+    "card.frame": "ansibrightblack",
+    "last": "underline",
     "cursor": "reverse bold",
     "marked": "underline bold",
     "highlight": "bg:ansiyellow ansiblack bold",
@@ -114,6 +124,7 @@ _MONO_RULES: dict[str, str] = {
     "card.peeked": "underline",
     "card.v-neg": "bold",
     "shared": "underline",
+    "last": "underline",
     "cursor": "reverse bold",
     "marked": "underline bold",
     "highlight": "reverse",
@@ -260,30 +271,46 @@ def wrap_words(text: str, width: int) -> list[str]:
 
 
 def area_layout(v: SeatView, seat: int) -> list[list[Slot | None]]:
-    """The places a cursor moves over for `seat`: its display, and in ALLEGRA a fifth
-    column, its left-hand neighbour's (seat + 1) rightmost column that is part of its
-    area (R13). Rows of Slots; None where there is no place."""
+    """The places a cursor moves over for `seat`, rows of Slots as they are drawn.
+
+    Grande: its display. ALLEGRA: its area as the engine reads it (R13, from
+    `rules.geometry`): each row is the left neighbour's shared column, then the seat's
+    own four columns, so what is drawn side by side is what clears together."""
     rows = v.displays[seat]
-    nrows = len(rows)
+    if v.variant == "allegra" and v.players > 1 and len(rows) == geometry.ROWS:
+        return [list(row) for row in geometry.area_rows(v.players, seat)]
     ncols = len(rows[0]) if rows else 0
-    out = [[Slot(seat, r, c) for c in range(ncols)] for r in range(nrows)]
-    if v.variant == "allegra" and v.players > 1:
-        left = (seat + 1) % v.players
-        lrows = v.displays[left]
-        lcols = len(lrows[0]) if lrows else 0
-        for r in range(nrows):
-            out[r].append(Slot(left, r, lcols - 1) if r < len(lrows) and lcols else None)
-    return out
+    return [[Slot(seat, r, c) for c in range(ncols)] for r in range(len(rows))]
 
 
-def _cell(v: SeatView, ui: UiState, slot: Slot | None, width: int, big: bool) -> Line:
+def home_pos(v: SeatView, seat: int) -> tuple[int, int]:
+    """Where a cursor starts on `seat`'s places: on its own first card (in ALLEGRA the
+    neighbour's shared column comes first in the layout)."""
+    layout = area_layout(v, seat)
+    row = layout[0] if layout else []
+    return (0, row.index(Slot(seat, 0, 0))) if Slot(seat, 0, 0) in row else (0, 0)
+
+
+@dataclass(frozen=True)
+class Look:
+    """How large a display is drawn: `cell` characters a card, `box` for 3-line framed
+    cards, `spacing` blank lines between rows (one-line cards only)."""
+
+    cell: int
+    box: bool = False
+    spacing: int = 0
+    tall: int = 3  # lines of a framed card (3 or 5)
+
+
+def _card_text(v: SeatView, ui: UiState, slot: Slot | None, room: int) -> tuple[str, str, CardView | None]:
+    """A place's label and style: cursor `[ ]`, chosen `< >`, last move `*`."""
     if slot is None:
-        return [("", " " * width)]
+        return "", "", None
     try:
         card = v.card_at(slot)
     except IndexError:
         card = None
-    text = card_label(card, width - 2 if big else width)
+    text = card_label(card, room)
     style = card_class(card)
     if slot in ui.highlight:
         style += " class:highlight"
@@ -292,75 +319,159 @@ def _cell(v: SeatView, ui: UiState, slot: Slot | None, width: int, big: bool) ->
     if ui.cursor == slot:
         text = f"[{text}]"
         style += " class:cursor"
-        pad = width - len(text)
-        return [("", " " * (pad - pad // 2)), (style, text), ("", " " * (pad // 2))]
-    if slot in ui.marked:
+    elif slot in ui.marked:
         text = f"<{text}>"
-    if big:
-        pad = width - len(text)
-        return [("", " " * (pad - pad // 2)), (style, text), ("", " " * (pad // 2))]
-    return [("", " " * max(0, width - len(text))), (style, text)]
+    elif slot in ui.last_slots:
+        style += " class:last"
+        if len(text) < room:
+            text = "*" + text
+    return text, style, card
 
 
-def _seat_label(v: SeatView, ui: UiState, seat: int, width: int) -> Line:
+def _cell_lines(v: SeatView, ui: UiState, slot: Slot | None, width: int, look: Look,
+                centred: bool, extra: str = "") -> list[Line]:
+    """One place as 1 line (or 3 for a boxed card) of exactly `width` characters."""
+    room = width - 3 if look.box else (width - 2 if centred else width)
+    text, style, card = _card_text(v, ui, slot, max(room, 1))
+    if extra and text:
+        style += " " + extra
+    if not look.box:
+        if not text:
+            return [[("", " " * width)]]
+        pad = max(0, width - len(text))
+        if centred:
+            return [[("", " " * (pad - pad // 2)), (style, text), ("", " " * (pad // 2))]]
+        return [[("", " " * pad), (style, text)]]
+    inner = width - 3  # "|" text "|" and a space between cards
+    mid = look.tall // 2
+    blank: Line = [("", " " * width)]
+    if slot is None:
+        return [list(blank) for _ in range(look.tall)]
+    if card is None:  # a hole: no frame, a dot where the card was
+        out = [list(blank) for _ in range(look.tall)]
+        out[mid] = [("class:card.hole", ".".center(width - 1) + " ")]
+        return out
+    frame = "class:card.frame" + (" class:cursor" if ui.cursor == slot else "") + \
+        (" class:highlight" if slot in ui.highlight else "") + (" " + extra if extra else "")
+    edge: Line = [(frame, "+" + "-" * inner + "+"), ("", " ")]
+    side: Line = [(frame, "|" + " " * inner + "|"), ("", " ")]
+    face: Line = [(frame, "|"), (style, text.center(inner)[:inner]), (frame, "|"), ("", " ")]
+    return [edge] + [face if i == mid else side for i in range(1, look.tall - 1)] + [edge]
+
+
+def _seat_label(v: SeatView, ui: UiState, seat: int, width: int) -> list[Line]:
+    """The name line: `>` who acts, the name, the total and `ended`; the marks go to a
+    second line rather than being cut."""
     viewer = v.seat if v.seat >= 0 else None
     to_act = v.decision is not None and v.decision.seat == seat
     name = name_of(ui.names, seat, viewer)
-    marks = ""
-    if v.ender == seat:
-        marks += " ended"
     style = "class:name.turn" if to_act else ("class:you" if seat == viewer else "class:name")
-    line: Line = [(style, (">" if to_act else " ") + name), ("", f"  {v.totals[seat]}"), ("class:label", marks)]
-    return fit(line, width)
+    first: Line = [(style, (">" if to_act else " ") + name), ("", f"  {v.totals[seat]}")]
+    if v.ender != seat:
+        return [fit(first, width)]
+    mark = "  ended the round" if line_len(first) + 17 <= width else "  ended"
+    if line_len(first) + len(mark) <= width:
+        return [fit(first + [("class:label", mark)], width)]
+    return [fit(first, width), fit([("class:label", " ended the round"[:width] if width >= 16 else " ended")], width)]
+
+
+def _hard_wrap(text: str, width: int) -> list[str]:
+    """Words wrapped to `width`; a word longer than that is split rather than cut."""
+    out: list[str] = []
+    for line in wrap_words(text, width):
+        while len(line) > width:
+            out.append(line[:width])
+            line = line[width:]
+        out.append(line)
+    return out
 
 
 def display_block(v: SeatView, ui: UiState, seat: int, cell: int, big: bool,
-                  spacing: int = 0) -> tuple[list[Line], int]:
+                  spacing: int = 0, box: bool = False, tall: int = 3) -> tuple[list[Line], int]:
     """One seat's display as lines: a name line, column numbers (big only), the rows.
 
-    ALLEGRA: the seat's rightmost column is set off by `|` (it is also in the area of the
-    seat before), and a big display shows the neighbour's shared column after `+`."""
+    ALLEGRA, big: the seat's area as the engine reads it, the left neighbour's shared
+    column first (headed with its owner's name), set off by `|`, then the seat's own four
+    columns, its own shared column set off by `|` too. Small: the display alone."""
+    look = Look(cell, box, spacing, tall)
+    allegra = v.variant == "allegra"
     layout = area_layout(v, seat) if big else [
         [Slot(seat, r, c) for c in range(len(row))] for r, row in enumerate(v.displays[seat])]
-    allegra = v.variant == "allegra"
     own_cols = len(v.displays[seat][0]) if v.displays[seat] else 0
-    ncols = max((len(r) for r in layout), default=0)
+    shared_in = allegra and big and v.players > 1 and any(len(r) > own_cols for r in layout)
+    nb_head: list[str] = []
+    nb_w = 0
+    if shared_in:
+        owner = name_of(ui.names, geometry.left_neighbour(v.players, seat))
+        nb_w = max(cell, min(12, len(owner) + 3))
+        nb_head = _hard_wrap(f"{owner}'s", nb_w - 1) + ["col 4"]
+    widths = ([nb_w] if shared_in else []) + [cell] * own_cols
 
     def sep(c: int) -> Line:
-        if allegra and c == own_cols - 1 and own_cols > 0:
+        """The `|` before a place: after the neighbour's column, and before the own col 4."""
+        k = c - 1 if shared_in else c  # own column index
+        if shared_in and c == 1:
             return [("class:shared", "|")]
-        if allegra and big and c == own_cols:
-            return [("class:shared", "+")]
+        if allegra and own_cols and k == own_cols - 1:
+            return [("class:shared", "|")]
         return []
 
-    width = ncols * cell + (1 if allegra and own_cols else 0) + (1 if allegra and big and ncols > own_cols else 0)
+    width = sum(widths) + sum(len(plain(sep(c))) for c in range(len(widths)))
     lines: list[Line] = []
     if big:
-        nums: Line = []
-        for c in range(ncols):
-            nums.extend(sep(c))
-            if c < own_cols:
-                nums.append(("class:label", str(c + 1).center(cell)))
-            else:  # the neighbour's shared column, named by its owner
-                owner = name_of(ui.names, (seat + 1) % v.players)
-                nums.append(("class:shared", owner[:cell].center(cell)))
-        lines.append(nums)
+        heads = max(len(nb_head), 1) if shared_in else 1
+        for h in range(heads):
+            nums: Line = []
+            for c, w in enumerate(widths):
+                nums.extend(sep(c))
+                if shared_in and c == 0:
+                    piece = nb_head[h] if h < len(nb_head) else ""
+                    nums.append(("class:shared", piece.center(w - 1).ljust(w)))
+                elif h == heads - 1:
+                    label = str(c - (1 if shared_in else 0) + 1)
+                    if box:  # over the card's text, as `_cell_lines` centres it
+                        text = " " + label.center(w - 3)
+                    else:
+                        pad = w - len(label)
+                        text = " " * (pad - pad // 2) + label
+                    nums.append(("class:label", text.ljust(w)))
+                else:
+                    nums.append(("", " " * w))
+            lines.append(nums)
     for r, row in enumerate(layout):
-        line: Line = []
+        parts: list[list[Line]] = []
         for c, slot in enumerate(row):
-            line.extend(sep(c))
-            style_extra = "class:shared" if big and c >= own_cols else ""
-            frags = _cell(v, ui, slot, cell, big)
-            if style_extra:
-                frags = [(s + " " + style_extra if t.strip() else s, t) for s, t in frags]
-            line.extend(frags)
-        lines.append(line)
+            w = widths[c] if c < len(widths) else cell
+            extra = "class:shared" if shared_in and c == 0 else ""
+            parts.append(_cell_lines(v, ui, slot, w, look, big, extra))
+        height = look.tall if box else 1
+        for i in range(height):
+            line: Line = []
+            for c, cell_lines in enumerate(parts):
+                line.extend(sep(c))
+                line.extend(cell_lines[i])
+            lines.append(line)
         if spacing and r < len(layout) - 1:
             lines.extend([[] for _ in range(spacing)])
     if not layout:
         lines.append([("class:label", "(no cards left)")])
     label_w = max(width, 14)
-    return [_seat_label(v, ui, seat, label_w)] + lines, label_w
+    return _seat_label(v, ui, seat, label_w) + lines, label_w
+
+
+def _area_notes(v: SeatView, ui: UiState, focus: int, width: int) -> list[Line]:
+    """ALLEGRA: which columns of the big display are shared, with whom, in words."""
+    if v.variant != "allegra" or v.players < 2:
+        return []
+    left = name_of(ui.names, geometry.left_neighbour(v.players, focus))
+    right = name_of(ui.names, geometry.right_neighbour(v.players, focus))
+    whose = "your" if focus == v.seat else f"{name_of(ui.names, focus)}'s"
+    texts = [f"first column: {left}'s col 4, in {whose} area",
+             f"| col 4: also in {right}'s area"]
+    out: list[Line] = []
+    for t in texts:
+        out.extend([("class:shared", piece)] for piece in _hard_wrap(t, width))
+    return out
 
 
 # ----------------------------------------------------------------- the table
@@ -386,8 +497,27 @@ def _header(v: SeatView, ui: UiState, width: int) -> Line:
     return fit(line, width)
 
 
+def _wrapped(text: str, width: int, style: str, indent: int = 2) -> list[Line]:
+    pieces = _hard_wrap(text, max(width, 4))
+    out = [[(style, pieces[0])]]
+    for p in _hard_wrap(" ".join(pieces[1:]), max(width - indent, 4)) if len(pieces) > 1 else []:
+        out.append([(style, " " * indent + p)])
+    return out
+
+
+def _one_line(name: str, words: str, width: int) -> str:
+    """`name: words` in one line: the whole turn if it fits, else its last part (what it
+    ended with), else that part cut with `...`."""
+    whole = f"{name}: {words}"
+    if len(whole) <= width:
+        return whole
+    last = f"{name}: ...{words.split('; ')[-1]}"
+    return last if len(last) <= width else last[:max(width - 3, 0)] + "..."
+
+
 def _panel(v: SeatView, ui: UiState, width: int, height: int) -> list[Line]:
-    """The right-hand pane: deck, discard, hand, knock, round end, status, last moves."""
+    """The right-hand pane: deck, discard, hand, knock, round end, status, each other
+    seat's last turn, last moves."""
     out: list[Line] = []
     top = v.discard_top
     pile: Line = [("", f"Deck {v.deck_size}   Discard ")]
@@ -409,38 +539,50 @@ def _panel(v: SeatView, ui: UiState, width: int, height: int) -> list[Line]:
         text = f"Knock: {name_of(ui.names, k, v.seat)} got {value_text(given.value)}"
         if holds is not None:
             text += f", holds {value_text(holds.value)}"
-        out.append([("class:status", text)])
+        out.extend(_wrapped(text, width, "class:status"))
     if v.ender is not None:
         text = f"Round ends: {name_of(ui.names, v.ender, v.seat)} has no closed card"
         if v.final_lap:
             text += "; still to play: " + ", ".join(name_of(ui.names, s) for s in v.final_lap)
-        for piece in wrap_words(text, width):
-            out.append([("class:status", piece)])
+        out.extend(_wrapped(text, width, "class:status"))
     if ui.status:
-        for piece in wrap_words(ui.status, width):
-            out.append([("class:status", piece)])
-    legend: Line = [("class:label", "? closed  . cleared")]
+        out.extend(_wrapped(ui.status, width, "class:status"))
+    items: list[Fragment] = [("class:label", "? closed"), ("class:label", ". cleared")]
     if v.variant == "allegra":
-        legend.append(("class:shared", "  | shared column"))
+        items.append(("class:shared", "| shared"))
+    if ui.last_slots:
+        items.append(("class:last", "* last move"))
     if any(c is not None and c.peeked for rows in v.displays for row in rows for c in row):
-        legend.append(("class:card.peeked", "  (n) seen by you alone"))
+        items.append(("class:card.peeked", "(n) seen by you alone"))
+    legend: Line = []
+    for item in items:  # as many to a line as fit, never cut
+        if legend and line_len(legend) + 2 + len(item[1]) > width:
+            out.append(legend)
+            legend = []
+        legend.extend(([("", "  ")] if legend else []) + [item])
     out.append(legend)
+    # One line per other seat: what it did on its last turn (its places are marked `*`).
+    turns: list[Line] = []
+    for seat in [(v.seat + i) % v.players for i in range(1, v.players)] if v.seat >= 0 else range(v.players):
+        words = ui.last_turns[seat] if seat < len(ui.last_turns) else ""
+        if words:
+            turns.append([("class:moves", _one_line(name_of(ui.names, seat), words, width))])
+    moves_room = min(len(ui.moves), 3) + (1 if ui.moves else 0)  # the newest moves stay in view
+    if turns and len(out) + 1 + len(turns) + moves_room <= height:
+        out.append([("class:label", "Last turns:")])
+        out.extend(turns)
     room = height - len(out) - 1
     if room > 0 and ui.moves:
-        out.append([("class:label", "Last moves:")])
         shown: list[Line] = []
         for m in reversed(ui.moves):  # the newest last, wrapped, as many as fit
-            pieces = wrap_words(m, width - 2)
-            wrapped = [[("class:moves", pieces[0])]] + [[("class:moves", "  " + p)] for p in pieces[1:]]
+            wrapped = _wrapped(m, width - 2, "class:moves")
             if len(shown) + len(wrapped) > room:
                 break
             shown[:0] = wrapped
-        out.extend(shown)
+        if shown:
+            out.append([("class:label", "Last moves:")])
+            out.extend(shown)
     return out[:height]
-
-
-def _footer(ui: UiState, width: int, rows: int) -> list[Line]:
-    return footer_lines(ui.keys, width, rows)
 
 
 def footer_lines(keys: Sequence[tuple[str, str]], width: int, rows: int) -> list[Line]:
@@ -456,9 +598,37 @@ def footer_lines(keys: Sequence[tuple[str, str]], width: int, rows: int) -> list
     return lines
 
 
-def _small_cell(v: SeatView, seats: Sequence[int], width: int) -> int:
-    """The widest small-display cell (4, then 3, then 2) that fits the opponents in one row."""
-    for cell in (4, 3, 2):
+def _footer(ui: UiState, width: int, rows: int) -> list[Line]:
+    return footer_lines(ui.keys, width, rows)
+
+
+def _footer_rows(ui: UiState, width: int) -> int:
+    """Lines the whole footer needs at this width (at least 2, so the table does not jump)."""
+    return max(2, len(footer_lines(ui.keys, width, 99)))
+
+
+PANEL_MIN = 24  # "Deck 75   Discard [11] 8 cards" must be readable beside one's cards
+
+# The big display's sizes, largest first: framed 3-line cards, then one-line cards with a
+# blank line between rows, then plain rows; the first that fits the window is drawn.
+_BIG_LOOKS = (Look(10, box=True, spacing=1, tall=5), Look(9, box=True, tall=5), Look(8, box=True, spacing=1),
+              Look(8, box=True), Look(7, box=True), Look(6, spacing=1), Look(6), Look(5), Look(4))
+
+
+def _opponents(v: SeatView, focus: int) -> list[int]:
+    """The other seats in the order drawn. ALLEGRA: each seat's left neighbour (the next in
+    play) to its left, as in the big display, so an area row reads left to right across two
+    neighbouring displays; the focus seat's left neighbour is drawn last, nearest its
+    column. Grande: play order after the focus."""
+    n = v.players
+    if v.variant == "allegra":
+        return [(focus + i) % n for i in range(n - 1, 0, -1)]
+    return [(focus + i) % n for i in range(1, n)]
+
+
+def _small_cell(v: SeatView, seats: Sequence[int], width: int, sizes: Sequence[int] = (4, 3, 2)) -> int:
+    """The widest small-display cell that fits the opponents in one row."""
+    for cell in sizes:
         total = 0
         for s in seats:
             rows = v.displays[s]
@@ -466,45 +636,78 @@ def _small_cell(v: SeatView, seats: Sequence[int], width: int) -> int:
             total += max(cols * cell + (1 if v.variant == "allegra" else 0), 14) + 2
         if total <= width + 2:
             return cell
-    return 2
+    return sizes[-1]
 
 
-def _table(v: SeatView, ui: UiState, width: int, height: int) -> list[Line]:
+@dataclass
+class _Layout:
+    top: list[Line]  # header, blank, opponents, blank
+    me: list[Line]  # the big display and its notes
+    me_w: int
+    need_w: int
+    need_h: int  # lines without the blank ones
+
+
+def _compose(v: SeatView, ui: UiState, width: int, look: Look, opp_box: bool, blanks: bool) -> _Layout:
     focus = ui.focus if ui.focus is not None else (v.seat if v.seat >= 0 else 0)
-    others = [(focus + i) % v.players for i in range(1, v.players)]
-    lines: list[Line] = [_header(v, ui, width)]
-    # Opponents, small, in play order after the focus seat.
-    cell = _small_cell(v, others, width)
+    others = _opponents(v, focus)
+    cell = _small_cell(v, others, width, (7, 6) if opp_box else (4, 3, 2))
+    if opp_box and not _small_cell(v, others, width, (7, 6, 0)):
+        opp_box, cell = False, _small_cell(v, others, width)  # framed cards would not fit in a row
     blocks, widths = [], []
     for s in others:
-        b, w = display_block(v, ui, s, cell, big=False)
+        b, w = display_block(v, ui, s, cell, big=False, box=opp_box)
         blocks.append(b)
         widths.append(w)
     opp = hwrap(blocks, widths, width)
-    footer_rows = 2
+    me, me_w = display_block(v, ui, focus, look.cell, big=True, spacing=look.spacing, box=look.box,
+                             tall=look.tall)
+    notes = _area_notes(v, ui, focus, max(me_w, min(width - PANEL_MIN - 3, 44)))
+    if notes:
+        me_w = max(me_w, max(line_len(n) for n in notes))
+        me.extend(notes)
+    top: list[Line] = [_header(v, ui, width)]
+    if blanks:
+        top.append([])
+    top.extend(opp)
+    if blanks:
+        top.append([])
+    need_w = max([me_w + 3 + PANEL_MIN] + widths)
+    need_h = 1 + len(opp) + len(me) + 1 + _footer_rows(ui, width)
+    return _Layout(top, me, me_w, need_w, need_h)
+
+
+def _fitting(v: SeatView, ui: UiState, width: int, height: int) -> _Layout | None:
+    """The largest layout that fits the window whole, or None when even the smallest does not."""
+    for look in _BIG_LOOKS:
+        for opp_box in ((True, False) if look.box else (False,)):
+            for blanks in ((True,) if look.box else (True, False)):  # framed cards need air
+                lay = _compose(v, ui, width, look, opp_box, blanks)
+                used = lay.need_h + (2 if blanks else 0)
+                if lay.need_w <= width and used <= height:
+                    return lay
+    return None
+
+
+def needed_size(v: SeatView, ui: UiState, width: int) -> tuple[int, int]:
+    """The smallest window that shows this table whole: the smallest layout's width, and
+    the lines it needs at that width (or at `width` when wider, as opponents wrap less)."""
+    small = _compose(v, ui, MIN_WIDTH, _BIG_LOOKS[-1], False, False)  # notes at their narrowest
+    w = max(small.need_w, MIN_WIDTH)
+    at = _compose(v, ui, max(width, w), _BIG_LOOKS[-1], False, False)
+    return w, max(at.need_h, MIN_HEIGHT)
+
+
+def _table(v: SeatView, ui: UiState, width: int, height: int) -> list[Line]:
+    lay = _fitting(v, ui, width, height)
+    assert lay is not None  # screen_lines checked the size first
+    lines = list(lay.top)
+    footer_rows = _footer_rows(ui, width)
     bottom = 1 + footer_rows  # message line, footer
-    big_rows = len(v.displays[focus])
-    # The focus display: as large as the height allows.
-    cols = max((len(r) for r in area_layout(v, focus)), default=0)
-    big_cell = 6 if cols * 6 + 2 <= width // 2 + 6 else 5
-    fixed = len(lines) + 1 + len(opp) + 1 + 2 + big_rows + bottom
-    spacing = 1 if big_rows and height - fixed >= big_rows - 1 else 0
-    gap_lines = 1 if height - fixed - spacing * max(big_rows - 1, 0) >= 0 else 0
-    lines.append([])
-    lines.extend(opp)
-    if gap_lines:
-        lines.append([])
-    me, me_w = display_block(v, ui, focus, big_cell, big=True, spacing=spacing)
-    if v.variant == "allegra" and v.players > 1:
-        last = len(v.displays[focus][0]) if v.displays[focus] else 0
-        notes = [f"| col {last} is also in {name_of(ui.names, (focus - 1) % v.players)}'s area",
-                 f"+ {name_of(ui.names, (focus + 1) % v.players)}'s col 4, in this area"]
-        me_w = max(me_w, min(max(len(n) for n in notes), 34))
-        me.extend([("class:shared", n[:me_w])] for n in notes)
-    panel_w = max(10, width - me_w - 3)
-    mid_h = max(len(me), height - len(lines) - bottom)
+    panel_w = max(10, width - lay.me_w - 3)
+    mid_h = max(len(lay.me), height - len(lines) - bottom)
     panel = _panel(v, ui, panel_w, mid_h)
-    lines.extend(hjoin([me, panel], [me_w, panel_w], gap=3))
+    lines.extend(hjoin([lay.me, panel], [lay.me_w, panel_w], gap=3))
     while len(lines) < height - bottom:
         lines.append([])
     msg_style = "class:message.refused" if ui.refused else "class:message"
@@ -517,18 +720,32 @@ def _table(v: SeatView, ui: UiState, width: int, height: int) -> list[Line]:
 
 
 def _result_block(v: SeatView, ui: UiState, r: RoundResult, seat: int, cell: int) -> tuple[list[Line], int]:
+    """A seat's final cards as they count in its sum (R17): in ALLEGRA its area, the left
+    neighbour's shared column first, so the cards drawn add up to the sum shown."""
     rows = r.displays[seat]
     cols = len(rows[0]) if rows else 0
-    w = max(cols * cell + (1 if v.variant == "allegra" else 0), 14)
+    allegra = v.variant == "allegra" and v.players > 1 and bool(rows)
+    left = geometry.left_neighbour(v.players, seat) if allegra else seat
+    w = max(cols * cell + (1 if v.variant == "allegra" else 0) + ((cell + 1) if allegra else 0), 14)
     name = name_of(ui.names, seat, v.seat if v.seat >= 0 else None)
     out: list[Line] = [[("class:you" if seat == v.seat else "class:name", name)]]
-    for row in rows:
+    if allegra:
+        out.extend([("class:shared", t)] for t in _hard_wrap(f"first: {name_of(ui.names, left)}'s col 4", w))
+
+    def card(val: int | None) -> Fragment:
+        text = "." if val is None else value_text(val)
+        return ("class:card.hole" if val is None else value_class(val), text.rjust(cell))
+
+    for r_i, row in enumerate(rows):
         line: Line = []
+        if allegra:
+            lrow = r.displays[left][r_i] if r_i < len(r.displays[left]) else ()
+            line.append(card(lrow[geometry.SHARED_COL]) if len(lrow) > geometry.SHARED_COL else ("", " " * cell))
+            line.append(("class:shared", "|"))
         for c, val in enumerate(row):
             if v.variant == "allegra" and c == cols - 1:
                 line.append(("class:shared", "|"))
-            text = "." if val is None else value_text(val)
-            line.append(("class:card.hole" if val is None else value_class(val), text.rjust(cell)))
+            line.append(card(val))
         out.append(line)
     return out, w
 
@@ -606,6 +823,8 @@ def _round_end(v: SeatView, ui: UiState, width: int, height: int, game: bool) ->
         if r.ender == s:
             score.append(("class:label", "  ended the round"))
         lines.append(score)
+    if ui.end_note:
+        lines.extend([("class:status", t)] for t in wrap_words(ui.end_note, width))
     lines.append([("class:doubled" if r.doubled else "", doubling_text(r, ui.names, viewer))])
     lines.append([])
     lines.extend(bar_chart(v, ui, width))
@@ -637,7 +856,7 @@ def help_lines(variant: str) -> list[str]:
         "The rules: press r.",
     ]
     if variant == "allegra":
-        lines.append("Your area: your display and your left neighbour's rightmost column (shared).")
+        lines.append("Your area: your display and, drawn on its left, your left neighbour's rightmost column (shared).")
     return lines
 
 
@@ -659,13 +878,29 @@ MIN_WIDTH = 40
 MIN_HEIGHT = 12
 
 
+def too_small_line(width: int, height: int, need: tuple[int, int]) -> str:
+    """What a window below the minimum shows: the size needed, as long a sentence as fits."""
+    w, h = need
+    for text in (f"The window is too small ({width}x{height}): make it at least {w}x{h}.",
+                 f"Too small ({width}x{height}): make it {w}x{h}",
+                 f"Too small: make it {w}x{h}", f"Needs {w}x{h}", f"{w}x{h}", "small"):
+        if len(text) <= width:
+            return text
+    return ""
+
+
 def screen_lines(v: SeatView, ui: UiState, width: int, height: int) -> list[Line]:
-    """The screen as exactly `height` lines of exactly `width` characters."""
-    if width < MIN_WIDTH or height < MIN_HEIGHT:
-        lines: list[Line] = [[("class:message.refused",
-                               f"The window is too small ({width}x{height}); "
-                               f"make it at least {MIN_WIDTH}x{MIN_HEIGHT}.")]]
-        lines.append([("class:footer", "q quits")])
+    """The screen as exactly `height` lines of exactly `width` characters.
+
+    Below the size this table needs whole (`needed_size`: one's own cards, the pane with
+    the hand and the discard pile, and the whole footer), one centred line says the size
+    needed instead of a screen with parts silently cut off."""
+    need = needed_size(v, ui, width)
+    if width < need[0] or height < need[1] or _fitting(v, ui, width, height) is None:
+        text = too_small_line(width, height, need)
+        pad = max(0, width - len(text))
+        lines: list[Line] = [[] for _ in range(max(0, (height - 1) // 2))]
+        lines.append([("", " " * (pad // 2)), ("class:message.refused", text)])
     elif ui.overlay == "help":
         lines = _help(v, ui, width, height)
     elif ui.overlay in ("round", "game") and v.results:
@@ -704,6 +939,7 @@ def screen_text(v: SeatView, ui: UiState, width: int = 80, height: int = 24) -> 
 
 __all__ = [
     "UiState", "render", "join_lines", "footer_lines", "screen_lines", "name_of", "screen_text", "plain", "area_layout", "make_style",
+    "home_pos",
     "color_depth", "use_color", "card_label", "value_text", "help_lines", "bar_chart",
-    "doubling_text", "MIN_WIDTH", "MIN_HEIGHT",
+    "doubling_text", "MIN_WIDTH", "MIN_HEIGHT", "needed_size", "too_small_line",
 ]
