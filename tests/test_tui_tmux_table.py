@@ -17,6 +17,8 @@ from typing import Callable
 from tmux_pane import Pane, allegra, needs_tmux
 
 pytestmark = needs_tmux
+# The client's refusals of a turn-up at a card that cannot be turned up (tui/words.py refusal_words)
+REFUSED = ("Not this card", "There is no card here")
 
 Cell = tuple[int, int]
 
@@ -141,7 +143,7 @@ def test_three_player_allegra_at_80x24_shared_column_left_and_a_clear_drawn_toge
         footer = " ".join(screen.rstrip("\n").split("\n")[-2:])  # the footer takes 2 lines
         if "Round" in screen and "is over" in screen or "next round" in footer:
             pane.keys("Enter")
-        elif " k  knock" in footer or "n  pass" in footer:
+        elif " y  knock" in footer or "n  pass" in footer:
             pane.keys("n")
         elif "to act: you" not in screen.split("\n")[0]:
             pass  # a bot is playing
@@ -168,7 +170,7 @@ def test_three_player_allegra_at_80x24_shared_column_left_and_a_clear_drawn_toge
                 pane.keys("Enter")
             else:
                 pane.keys("x")
-        elif "refused:" in screen:  # not a closed card: move on, along the row, then down
+        elif any(w in screen for w in REFUSED):  # not a closed card: move on, along the row, then down
             tries += 1
             pane.keys("l" if tries % 4 else "j")
             pane.keys("Enter")
