@@ -12,92 +12,28 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import shutil
 import signal
 import subprocess
-import sys
-import time
-import uuid
 from pathlib import Path
 from typing import Callable, Iterator
 
 import pytest
 
 from net_helpers import start_allegra, unique_table
+from tmux_pane import Pane, allegra, needs_tmux
 
 ROOT = Path(__file__).resolve().parents[1]
-TMUX = shutil.which("tmux")
 LOOPBACK = "127.0.0.1"
-pytestmark = pytest.mark.skipif(TMUX is None, reason="tmux is not installed (.ci/run installs it)")
-
-
-class Pane:
-    """One tmux server with one 80x24 pane running one command in `home`'s XDG directories."""
-
-    def __init__(self, home: Path, command: list[str]) -> None:
-        assert TMUX is not None
-        self.socket = f"allegra-nettest-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-        conf = home / f"{self.socket}.conf"
-        conf.write_text("set -g remain-on-exit on\nset -g status off\n", "utf-8")
-        env = {k: v for k, v in os.environ.items()
-               if k not in ("TMUX", "TMUX_PANE", "NO_COLOR", "ALLEGRA_PROFILE")}
-        env.update(XDG_DATA_HOME=str(home / "data"), XDG_CONFIG_HOME=str(home / "config"),
-                   HOME=str(home), TERM="xterm-256color")
-        self.status_file = home / f"{self.socket}.status"
-        shell = " ".join([
-            "env", *(f"{k}={shlex.quote(env[k])}" for k in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "HOME")),
-            *map(shlex.quote, command), "; echo $? >", shlex.quote(str(self.status_file)),
-        ])
-        self._tmux("-f", str(conf), "new-session", "-d", "-s", "t", "-x", "80", "-y", "24", shell, env=env)
-
-    def _tmux(self, *args: str, env: dict[str, str] | None = None) -> str:
-        assert TMUX is not None
-        done = subprocess.run([TMUX, "-L", self.socket, *args], capture_output=True, text=True,
-                              timeout=10, env=env)
-        assert done.returncode == 0, done.stderr
-        return done.stdout
-
-    def screen(self) -> str:
-        return self._tmux("capture-pane", "-p", "-J", "-t", "t")
-
-    def history(self) -> str:
-        """The screen and what scrolled off it (a line printed after the client left)."""
-        return self._tmux("capture-pane", "-p", "-J", "-S", "-200", "-t", "t")
-
-    def keys(self, *keys: str) -> None:
-        self._tmux("send-keys", "-t", "t", *keys)
-
-    def wait_for(self, test: Callable[[str], bool], what: str, timeout: float = 60.0) -> str:
-        end = time.monotonic() + timeout
-        while True:
-            text = self.screen()
-            if test(text):
-                return text
-            if time.monotonic() > end:
-                raise AssertionError(f"timed out waiting for {what}; the screen:\n{text}")
-            time.sleep(0.05)
-
-    def exit_status(self, timeout: float = 30.0) -> str:
-        end = time.monotonic() + timeout
-        while not self.status_file.exists() or not self.status_file.read_text().endswith("\n"):
-            if time.monotonic() > end:
-                raise AssertionError(f"the command is still running; the screen:\n{self.screen()}")
-            time.sleep(0.05)
-        return f"status {self.status_file.read_text().strip()}"
-
-    def kill(self) -> None:
-        assert TMUX is not None
-        subprocess.run([TMUX, "-L", self.socket, "kill-server"], capture_output=True, timeout=10)
-        tmpdir = Path(os.environ.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}"
-        (tmpdir / self.socket).unlink(missing_ok=True)
+pytestmark = needs_tmux
 
 
 @pytest.fixture
 def panes(tmp_path: Path) -> Iterator[Callable[[list[str]], Pane]]:
+    """Panes that read a long printed line whole, and wait longer (real peers start up)."""
     made: list[Pane] = []
 
     def make(command: list[str]) -> Pane:
-        p = Pane(tmp_path, command)
+        p = Pane(tmp_path, command, join=True, timeout=60.0)
         made.append(p)
         return p
 
@@ -106,10 +42,6 @@ def panes(tmp_path: Path) -> Iterator[Callable[[list[str]], Pane]]:
     finally:
         for p in made:
             p.kill()
-
-
-def allegra(*args: str) -> list[str]:
-    return [sys.executable, "-m", "allegra_lan", *args]
 
 
 def lines(screen: str) -> list[str]:

@@ -1,7 +1,7 @@
 """A real terminal for tests: one private tmux server with one 80x24 pane running a command.
 
-Shared by the tmux tests (a test module must not import another: test_suite_shape.py).
-The same Pane as tests/test_tui_tmux.py's: each test starts its own tmux server on a
+Shared by every tmux test (a test module must not import another: test_suite_shape.py;
+the `pane_factory` fixture comes through conftest.py). Each test starts its own tmux server on a
 private socket (`tmux -L <unique>`, no user configuration), runs the command with its
 data and config directories in tmp_path, types with `send-keys`, reads the screen with
 `capture-pane -p`, and always kills its server. Nothing here uses the network.
@@ -28,12 +28,17 @@ needs_tmux = pytest.mark.skipif(TMUX is None, reason="tmux is not installed (.ci
 class Pane:
     """One tmux server with one 80x24 pane running one command."""
 
-    def __init__(self, tmp: Path, command: list[str]) -> None:
+    def __init__(self, tmp: Path, command: list[str], *, join: bool = False,
+                 timeout: float = 30.0) -> None:
+        """`join`: read wrapped lines as one (a long line a command printed after the client
+        left); `timeout`: how long `wait_for` waits unless told."""
         assert TMUX is not None
+        self.join, self.timeout = join, timeout
         self.socket = f"allegra-test-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-        conf = tmp / "tmux.conf"
+        conf = tmp / f"{self.socket}.conf"
         conf.write_text("set -g remain-on-exit on\nset -g status off\n", "utf-8")
-        env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE", "NO_COLOR")}
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("TMUX", "TMUX_PANE", "NO_COLOR", "ALLEGRA_PROFILE")}
         env.update(XDG_DATA_HOME=str(tmp / "data"), XDG_CONFIG_HOME=str(tmp / "config"),
                    HOME=str(tmp), TERM="xterm-256color")
         self.status_file = tmp / f"{self.socket}.status"
@@ -52,12 +57,16 @@ class Pane:
         return done.stdout
 
     def screen(self) -> str:
-        return self._tmux("capture-pane", "-p", "-t", "t")
+        return self._tmux("capture-pane", "-p", *(["-J"] if self.join else []), "-t", "t")
+
+    def history(self) -> str:
+        """The screen and what scrolled off it (a line printed after the client left)."""
+        return self._tmux("capture-pane", "-p", "-J", "-S", "-200", "-t", "t")
 
     def keys(self, *keys: str) -> None:
         self._tmux("send-keys", "-t", "t", *keys)
 
-    def exit_status(self, timeout: float = 15.0) -> str:
+    def exit_status(self, timeout: float = 30.0) -> str:
         """Wait for the command to end and give its exit status. The shell that runs it writes
         the status to a file: tmux's own pane_dead_status is sometimes never filled in when
         the terminal closes before the process is reaped."""
@@ -68,8 +77,8 @@ class Pane:
             time.sleep(0.05)
         return f"status {self.status_file.read_text().strip()}"
 
-    def wait_for(self, test: Callable[[str], bool], what: str, timeout: float = 20.0) -> str:
-        end = time.monotonic() + timeout
+    def wait_for(self, test: Callable[[str], bool], what: str, timeout: float | None = None) -> str:
+        end = time.monotonic() + (self.timeout if timeout is None else timeout)
         while True:
             text = self.screen()
             if test(text):
