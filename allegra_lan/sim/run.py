@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..net.peer.core import UNCONFIRMED
 from ..rules import to_act
@@ -155,8 +157,12 @@ def _attacks(w: World) -> list:
     return [n.attack for n in w.nodes if n.attack is not None]
 
 
-def run_seed(seed: int, options: Options = Options(), *, verbose: bool = False) -> Result:
+def run_seed(seed: int, options: Options = Options(), *, verbose: bool = False,
+             rules: dict[str, Any] | None = None) -> Result:
+    """One seeded game; `rules`: ruleset fields other than the defaults (Scenario.rules)."""
     sc: Scenario = scenario(seed, options)
+    if rules:
+        sc = dataclasses.replace(sc, rules=tuple(sorted(rules.items())))
     t0 = time.perf_counter()
     w = World(sc, verbose=verbose, cpu=options.cpu)
     rec = w.run()

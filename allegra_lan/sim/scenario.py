@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from typing import Any
 
 from .net import LinkSpec
 
@@ -108,6 +109,9 @@ class Scenario:
     adversary_count: int = 1
     start: float = 0.0
     kinds: tuple[str, ...] = field(default=())
+    # Ruleset fields other than the variant's defaults, as (name, value): a seed found under
+    # earlier defaults replays under them (the default rules changed with issue 11's R16/R24).
+    rules: tuple[tuple[str, Any], ...] = ()
 
     def describe(self) -> str:
         seats = " | ".join(

@@ -353,6 +353,7 @@ class Peer(Lobbying, Playing, TakingOver):
             return self._end()
         self._deliver(self.replica.tick(now))  # a gap that waited in vain, an idle `have`
         if self._leave_at is not None:
+            self._dial()  # a peer that lacks our end is dialled again (`_wanted`)
             self._linger()
             return self._end()
         self._dial()
@@ -573,14 +574,20 @@ class Peer(Lobbying, Playing, TakingOver):
         """The seated peers we should hold a link to and dial ourselves: the smaller key
         dials; guests always dial the host; a spectator only the host. Only the address of
         a key that holds a seat is ever dialled (the lobby admits no other, and the host
-        records a guest's address from its connection, not from its word)."""
+        records a guest's address from its connection, not from its word). Once the game is
+        over, only the peers that have not said they hold its end: a guest whose link
+        dropped just after its last move must bring the end to the host, which does not dial
+        it (simulator seed 206692: the host waited for ever for the move it never got)."""
         lobby = self.lobby
-        if lobby is None or self.over:
+        if lobby is None or self.gone:
             return []
         seated = lobby.owners()
+        final = self.table.seq
         out = []
         for owner, (host, port) in lobby.addresses.items():
             if owner == self.me or owner not in seated:
+                continue
+            if self.over and self.replica.confirmed.get(owner, -1) >= final:
                 continue
             if self.spectator and owner != lobby.host:
                 continue
