@@ -237,6 +237,8 @@ def test_check_prefix_of_a_peer_that_left_for_good() -> None:
     assert check_prefix("z", a[:30], a) == []
     assert check_prefix("z", a + [a[3]], a) == []  # its last events never left its machine
     assert check_prefix("z", a[:30] + [a[40]], a) == ["z's log parts from the final one at seq 30"]
+    # ...unless what it holds there is a twin of the fork the others proved (seed 211497)
+    assert check_prefix("z", a[:30] + [a[40]], a, frozenset({a[40], a[30]})) == []
     t = _with_takeover()  # game 3's log up to seq n, then a takeover at n
     own = [e.signed for e in _game(3, n=3).table.events][:len(t)]  # its own move at n instead
     assert check_prefix("z", t, own) == []  # a takeover in its log
@@ -576,6 +578,18 @@ def test_a_peer_the_adversary_leaves_alone_is_judged_by_its_prefix() -> None:
     r = pinned(103094)
     assert r.ok, r.failures
     assert r.facts["stranded"] == 1
+
+
+@pytest.mark.parametrize("seed", [210150, 211497])
+def test_a_peer_back_while_the_others_stop_for_a_fork(seed: int) -> None:
+    """Two of the long run's seeds (5 and 4 seats, a forking seat, one honest peer down while
+    the others found the fork). 210150: it came back while they lingered, caught up, and was
+    never told of the fork: the proof now goes to every peer that links while we stop.
+    211497: it came back just after they had left, holding the other twin; the checker judged
+    its log as parting from the final one, where a left-alone peer's twin is no fault."""
+    r = pinned(seed)
+    assert r.ok, r.failures
+    assert r.facts["fork proof"] >= 2
 
 
 def test_a_guest_whose_link_drops_with_its_last_move_brings_the_end_to_the_host() -> None:

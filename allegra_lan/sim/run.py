@@ -104,10 +104,11 @@ def judge(w: World) -> Verdicts:
     for n in w.nodes:
         if n.honest and n.gone and logs:
             v.add("logs", check_prefix(f"node {n.index} (gone)", n.disk.events, final))
+    twins = frozenset(b for proof in forks.values() if proof is not None for b in proof)
     for n in stranded:
         if logs:
             own = [e.signed for e in n.peer.table.events] if n.peer is not None else n.disk.events
-            v.add("logs", check_prefix(f"node {n.index} (left alone)", own, final))
+            v.add("logs", check_prefix(f"node {n.index} (left alone)", own, final, twins))
     seen, problems = check_takeovers(final)
     if seen:
         v.add("takeover", problems)

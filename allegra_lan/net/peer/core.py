@@ -278,6 +278,8 @@ class Peer(Lobbying, Playing, TakingOver):
         self._deliver(self.replica.connected(key, now))
         if self.lobby is not None and self.lobby.host == self.me:
             self._send(key, self.lobby.to_msg())
+        if self.replica.fork is not None:  # a peer back while we stop for a fork hears of it
+            self._send(key, self._fork_message())  # (seed 210150: it came back and never did)
         self._changed()
         return self._end()
 
@@ -720,12 +722,18 @@ class Peer(Lobbying, Playing, TakingOver):
         """DESIGN.md: keep both events as the proof, show it, stop the game."""
         fork = self.replica.fork
         assert fork is not None
-        first, second = sorted((fork.first.signed, fork.second.signed))  # one proof everywhere
-        self._out.append(KeepFork(fork.seq, fork.first.author, first, second))
+        msg = self._fork_message()
+        self._out.append(KeepFork(fork.seq, fork.first.author, msg["first"], msg["second"]))
         # Every peer must stop, not only those that happened to hold both events (with
         # relays over missing links only, most peers hold one twin each: issue 10, finding D).
-        self._broadcast({"t": "fork", "first": first, "second": second})
+        self._broadcast(msg)
         self._finish("fork")
+
+    def _fork_message(self) -> dict[str, Any]:
+        fork = self.replica.fork
+        assert fork is not None
+        first, second = sorted((fork.first.signed, fork.second.signed))  # one proof everywhere
+        return {"t": "fork", "first": first, "second": second}
 
     def _on_fork(self, key: bytes, msg: dict[str, Any]) -> None:
         """Another peer's proof of a fork: two valid events one seat's key signed for one seq
