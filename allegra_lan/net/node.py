@@ -241,7 +241,15 @@ class Node:
         if self.writer is not None:
             self.writer.finish(log_tags(self.table))
         if self.peer.join_error is None:
-            await trio.sleep(0.1)  # our own last `have` on its way out
+            # Our own last `have` (or a fork proof) must be out before we go: a peer that never
+            # hears we hold its end doubts that end (Peer._doubt_the_end). A fixed 0.1 s was not
+            # always enough on a loaded machine (seen in a clean-clone CI run: the guest said the
+            # end was never confirmed). Each link sends what it has queued, then closes.
+            for link in list(self.links.values()):
+                link.close("this peer has left: the game is over here")
+            with trio.move_on_after(CLOSE_GRACE):
+                while self.links:
+                    await trio.sleep(0.01)
         self.done.set()
         self._changed()
 

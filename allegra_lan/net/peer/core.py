@@ -285,8 +285,8 @@ class Peer(Lobbying, Playing, TakingOver):
 
     def disconnected(self, now: float, key: bytes, why: str) -> list[Action]:
         self._begin(now)
-        if self.links.pop(key, None) is None:
-            return self._end()
+        if self.links.pop(key, None) is None or self.gone:
+            return self._end()  # (once we are gone, the shell closes every link: no news)
         self._deliver(self.replica.disconnected(key, now))
         if self.lobby is None or key not in self.lobby.owners():
             self.heard.pop(key, None)  # nothing of a stranger is kept for good
