@@ -26,6 +26,7 @@ from .log.envelope import MAX_SEQ, NO_PREV, Event, EventError, decode_event, eve
 from .log.knock import KnockError, check_knock
 from .log.schema import SchemaError
 from .log.takeover import ConsentError, check_consent, read_seats
+from .names import name_of as seat_name
 from .rules import (
     Give, IllegalMove, MoveError, RulesetError, State, apply, describe_move, move_from_dict,
     move_name, move_to_dict, new_game, ruleset_from_dict, state_hash, to_act,
@@ -129,8 +130,12 @@ class Table:
         return None
 
     def name_of(self, key: bytes) -> str:
+        """The name of the seat `key` writes for, as every screen names it (names.name_of);
+        `?` for a key that holds no seat."""
         seat = self.seat_of(key)
-        return "?" if seat is None or self.genesis is None else self.genesis.seats[seat].name
+        if seat is None or self.genesis is None:
+            return "?"
+        return seat_name([s.name for s in self.genesis.seats], seat)
 
     def state_hash(self) -> str:
         """The engine's state hash once the game is seeded, else '-'."""

@@ -24,6 +24,7 @@ from allegra_lan.rules import (
 from allegra_lan.table import move_body
 from allegra_lan.tools.render import card_text
 from allegra_lan.tui.stepper import Stepper, StepperError, load_replay
+from allegra_lan.tui.words import a_card
 
 from helpers import local, new_key, play_random, takeover
 
@@ -180,22 +181,35 @@ def test_round_and_turn_of_each_position_follow_the_log() -> None:
 
 
 def test_plain_words_name_what_the_table_saw_and_never_a_peeked_value() -> None:
+    """The client's words for a move, told from nobody's seat: the card drawn (R4: shown to
+    all), where a peek looked and never what it saw, the round's end in one clause."""
     s = stepper("grande-3p-actions")
     peeks = 0
     for p in s.positions[1:]:
         prev = s.positions[p.index - 1].state
         who = s.names[p.seat] if p.seat is not None else "?"
-        assert p.words.startswith(who + " ")
+        assert p.words.startswith((who + " ", who + "'s "))
+        assert "you" not in p.words.split() and "your" not in p.words.split()
         if isinstance(p.move, DrawFromDeck):
             drawn = p.state.hand[-1][0]
-            assert p.words.startswith(f"{who} drew {card_text(p.state.known[drawn])} from the deck")
+            assert p.words.startswith(f"{who} took {a_card(card_text(p.state.known[drawn]))} from the deck")
         if isinstance(p.move, TakeDiscard):
             top = prev.discard[-1]
-            assert p.words.startswith(f"{who} took {card_text(prev.known[top])} from the discard pile")
-        if isinstance(p.move, (PeekCard, PeekLine)):
+            assert p.words.startswith(f"{who} took {a_card(card_text(prev.known[top]))} from the discard pile")
+        if isinstance(p.move, PeekCard):
             peeks += 1
-            assert re.fullmatch(rf"{re.escape(who)} looked at (row \d+ col \d+|row \d+|column \d+) in secret",
-                                p.words), p.words
+            at = p.move.at
+            place = f"row {at.row + 1} col {at.col + 1}"
+            if at.seat != p.seat:
+                place = f"{s.names[at.seat]}'s {place}"
+            assert p.words == f"{who} secretly looked at {place}", p.words
+        if isinstance(p.move, PeekLine):
+            peeks += 1
+            line = f"{'row' if p.move.axis == 'row' else 'column'} {p.move.index + 1}"
+            assert re.fullmatch(rf"{re.escape(who)} secretly looked at (row \d+ col \d+|\d+ cards in "
+                                rf"{line})", p.words), p.words
+        if p.round_end:  # R9's turn-ups: one clause, not one per card
+            assert "turned up" not in p.words.partition("; ")[2] or "cards still closed" in p.words
     assert peeks >= 3
 
 
@@ -259,7 +273,8 @@ def test_a_takeover_is_a_position_of_its_own_inside_the_turn_it_stands_before() 
     names = [p.name for p in g.players]
     p = s.goto_seq(at)
     assert p.seq == at and p.move is None and p.seat is None
-    assert p.words == f"{names[d.seat]} is played by a bot from here, every other seat agreeing"
+    assert p.words == (f"{names[d.seat]} is played by a bot from here: away too long, "
+                       "every other seat agreed")
     assert p.state is s.positions[p.index - 1].state  # the table itself did not change
     assert not p.turn_end  # it belongs to the turn of the decision it stands before
     nxt = s.forward()

@@ -34,6 +34,11 @@ class HandCard(NamedTuple):
 
 Row = tuple[CardView | None, ...]  # None is a hole
 
+# The seat of nobody at the table: `view(state, SPECTATOR)` shows what every seat saw (open
+# cards, drawn cards, where a peek looked) and no seat's secrets. The replay viewer's move
+# list and `allegra replay show`'s spectator table are told from it.
+SPECTATOR = -1
+
 
 @dataclass(frozen=True)
 class SeatView:
@@ -84,7 +89,7 @@ class SeatView:
 
 
 def view(state: State, seat: int) -> SeatView:
-    """What `seat` may see now."""
+    """What `seat` may see now (SPECTATOR: what all of them may see, no peeked value)."""
     up = state.up
     known = state.known
     mine = state.peeked[seat] if 0 <= seat < state.players else frozenset()
@@ -171,4 +176,4 @@ def full_view(state: State) -> SeatView:
     return replace(v, seat=-1, displays=displays, effects=tuple(state.effects))
 
 
-__all__ = ["CardView", "HandCard", "SeatView", "view", "full_view", "area_slots"]
+__all__ = ["CardView", "HandCard", "SeatView", "SPECTATOR", "view", "full_view", "area_slots"]

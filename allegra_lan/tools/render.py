@@ -14,6 +14,7 @@ from typing import Sequence, TextIO
 
 from allegra_lan.log.identity import fingerprint
 from allegra_lan.log.replay import ReplayError, read_replay
+from allegra_lan.names import name_of
 from allegra_lan.rules import JOKER, CardView, SeatView, State, full_view, ruleset_from_dict, view
 from allegra_lan.rules.state import DECISION_WORDS
 from allegra_lan.table import Table
@@ -44,13 +45,8 @@ def cell_text(card: CardView | None) -> str:
 
 
 def _name(names: Sequence[str], seat: int) -> str:
-    """`seat 1 bob`, or `seat 1` when no names are known."""
+    """`seat 1 bob` (the tools name a seat by number too), or `seat 1` when no names are known."""
     return f"seat {seat} {names[seat]}" if 0 <= seat < len(names) else f"seat {seat}"
-
-
-def _short(names: Sequence[str], seat: int) -> str:
-    """`bob`, or `seat 1` when no names are known (for lists of every seat)."""
-    return names[seat] if 0 <= seat < len(names) else f"seat {seat}"
 
 
 def _grid_lines(v: SeatView, seat: int, names: Sequence[str]) -> list[str]:
@@ -111,7 +107,7 @@ def _header(v: SeatView, names: Sequence[str]) -> list[str]:
         if v.final_lap:
             text += f"; still to play: {', '.join(_name(names, s) for s in v.final_lap)}"
         lines.append(text)
-    lines.append("totals: " + ", ".join(f"{_short(names, i)} {t}" for i, t in enumerate(v.totals)))
+    lines.append("totals: " + ", ".join(f"{name_of(names, i)} {t}" for i, t in enumerate(v.totals)))
     return lines
 
 
@@ -120,7 +116,7 @@ def _results(v: SeatView, names: Sequence[str]) -> list[str]:
     for r in v.results:
         parts = []
         for i, score in enumerate(r.scores):
-            part = f"{_short(names, i)} {score}"
+            part = f"{name_of(names, i)} {score}"
             if r.ender == i:
                 part += f" (ended it{f', doubled from {r.raw[i]}' if r.doubled else ''})"
             parts.append(part)

@@ -26,6 +26,7 @@ from typing import Any, Callable, Sequence
 import trio
 
 from allegra_lan.log.identity import Identity, fingerprint, profile_name
+from allegra_lan.names import name_of
 from allegra_lan.rules import Give, IllegalMove, Move, apply, legal_moves, ruleset_for, to_act, view
 from allegra_lan.rules.state import Phase
 from allegra_lan.table import TAKEOVER, Refused, Table
@@ -38,7 +39,7 @@ from .app import MOVES_KEPT, Pace, PlayClient
 from .lobby_screen import Room, SeatRow, TableRow, browse_lines, room_lines
 from ..netargs import resume_command
 from .screen import Fragment, join_lines
-from .words import describe_effects, refusal_words
+from .words import describe_effects, refusal_words, takeover_words
 
 NOTES_KEPT = 6
 _REFUSALS = (JoinError, HandshakeError, OSError)  # what a join the table turned down raises
@@ -107,8 +108,7 @@ def recall_moves(table: Table, seat: int, names: Sequence[str]) -> list[str]:
         before = view(again.state, seat) if again.state is not None else None
         again.append(ev.signed)
         if ev.kind == TAKEOVER:
-            who = ", ".join(names[s] if 0 <= s < len(names) else f"seat {s}" for s, _ in ev.body["seats"])
-            lines.append(f"the others let a bot play for {who} (away too long)")
+            lines.append(takeover_words([s for s, _ in ev.body["seats"]], names))
         elif before is not None and again.state is not None:
             after = view(again.state, seat)
             if after.effects:
@@ -138,7 +138,7 @@ class NetPlayClient(PlayClient):
 
     def _submit(self, move: Move) -> None:
         if isinstance(move, Give) and move not in self.offered():
-            self._say(f"{self.names[move.to]} did not knock for this card", refused=True)
+            self._say(f"{name_of(self.names, move.to)} did not knock for this card", refused=True)
             return
         try:
             apply(self.game.state, move)  # refused here in the engine's words, said in a player's
@@ -166,8 +166,7 @@ class NetPlayClient(PlayClient):
             if not new:
                 return
             if new[0].kind == TAKEOVER:
-                seats = ", ".join(self.names[s] for s, _ in new[0].body["seats"])
-                self.moves.append(f"the others let a bot play for {seats} (away too long)")
+                self.moves.append(takeover_words([s for s, _ in new[0].body["seats"]], self.names))
                 continue
             self._after_move(before)
 

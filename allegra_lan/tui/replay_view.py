@@ -22,12 +22,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
+from allegra_lan.names import name_of
 from allegra_lan.rules import (
     Exchange, PeekCard, Place, ReplaceOpen, SeatView, Slot, Swap, TurnUp, full_view, view,
 )
 from allegra_lan.rules.effects import Cleared, Collapsed
+from allegra_lan.rules.view import SPECTATOR
 from allegra_lan.tui.screen import (
-    MIN_HEIGHT, MIN_WIDTH, Fragment, Line, UiState, fit, join_lines, name_of, screen_lines,
+    MIN_HEIGHT, MIN_WIDTH, Fragment, Line, UiState, fit, join_lines, screen_lines,
 )
 from allegra_lan.tui.stepper import Position, Stepper, StepperError, load_replay
 
@@ -60,7 +62,8 @@ HELP: tuple[str, ...] = (
     "",
     "Cards: ? closed, . cleared, (7) a closed card only this seat has seen,",
     "?7 a closed card under --all. [ ] marks where the last move went,",
-    "highlighted cards were just cleared.",
+    "* where each seat's last turn went, highlighted cards were just cleared.",
+    "Moves are told as the whole table saw them: a peek says where, not what.",
 )
 
 # Key names as prompt_toolkit gives them, and what each one does.
@@ -105,7 +108,7 @@ class ReplayViewer:
         s = self.stepper
         p = s.current
         cursor, highlight = _marks(p)
-        eyes = "every card open" if self.seat is None else f"as {_name(s.names, self.seat)} saw it"
+        eyes = "every card open" if self.seat is None else f"as {name_of(s.names, self.seat)} saw it"
         status = (f"seq {p.seq} of {s.last_seq}, move {p.index} of {s.last}, {eyes}")
         if s.cut_short:
             status += f". {s.cut_short[0].upper()}{s.cut_short[1:]}"
@@ -120,9 +123,14 @@ class ReplayViewer:
         overlay = None
         if p.round_end:
             overlay = "game" if p.game_over else "round"
+        # As at the table (tui/seat_notes.py): each seat's last turn marked `*` on the
+        # displays and told on one line per seat, and whose move is ending the round.
+        notes = p.notes
         return UiState(names=s.names, focus=self.focus, cursor=cursor, highlight=highlight,
                        message=message, refused=refused, moves=moves, keys=KEYS,
-                       title=self.title, status=status, overlay=overlay)
+                       title=self.title, status=status, overlay=overlay,
+                       last_turns=notes.last_turns(), last_slots=notes.last_slots(SPECTATOR),
+                       end_note=notes.end_note)
 
     def lines(self, width: int, height: int) -> list[Line]:
         if self.help and width >= MIN_WIDTH and height >= MIN_HEIGHT:
@@ -199,10 +207,6 @@ class ReplayViewer:
 
 # prompt_toolkit names some keys by their control code.
 _ALIASES = {"c-i": "tab", "c-m": "enter", "c-j": "enter", "c-h": "backspace"}
-
-
-def _name(names: tuple[str, ...], seat: int) -> str:
-    return name_of(names, seat)
 
 
 def _key_text(key: str) -> str:

@@ -37,6 +37,7 @@ from typing import Sequence
 from prompt_toolkit.output.color_depth import ColorDepth
 from prompt_toolkit.styles import Style
 
+from allegra_lan.names import name_of  # re-exported: the one seat name (allegra_lan/names.py)
 from allegra_lan.rules import JOKER, CardView, RoundResult, SeatView, Slot
 from allegra_lan.rules import geometry
 from allegra_lan.rules.state import DECISION_WORDS
@@ -196,11 +197,6 @@ def card_class(card: CardView | None) -> str:
     if not card.up:
         return "class:card.closed"
     return value_class(card.value)
-
-
-def name_of(names: Sequence[str], seat: int, viewer: int | None = None) -> str:
-    base = names[seat] if 0 <= seat < len(names) and names[seat] else f"seat {seat}"
-    return f"{base} (you)" if viewer is not None and seat == viewer else base
 
 
 def line_len(line: Line) -> int:

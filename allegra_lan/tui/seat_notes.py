@@ -18,10 +18,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Sequence
 
+from allegra_lan.names import name_of
 from allegra_lan.rules import SeatView, Slot
-from allegra_lan.rules.effects import Closed, EndTriggered, Placed, Revealed, Swapped
+from allegra_lan.rules.effects import Closed, Collapsed, EndTriggered, Placed, Revealed, Swapped
 
-from .screen import name_of
 from .words import describe_effects
 
 
@@ -73,6 +73,19 @@ def _actor(before: SeatView) -> int | None:
     return before.decision.seat if before.decision is not None else None
 
 
+def _closed_up(slots: frozenset[Slot] | set[Slot], e: Collapsed) -> frozenset[Slot]:
+    """`slots` after `e` took rows and columns out of one display: a place in a removed line
+    is gone, the places after it move up or left, other displays' places stay."""
+    out: set[Slot] = set()
+    for sl in slots:
+        if sl.seat != e.seat:
+            out.add(sl)
+        elif sl.row not in e.rows and sl.col not in e.cols:
+            out.add(Slot(sl.seat, sl.row - sum(1 for r in e.rows if r < sl.row),
+                         sl.col - sum(1 for c in e.cols if c < sl.col)))
+    return frozenset(out)
+
+
 def note_move(notes: Notes, before: SeatView, after: SeatView, names: Sequence[str]) -> Notes:
     """`notes` after one more move: the mover's turn grows (or starts), and a round-end
     note is kept from the move that left a seat without a closed card until the round ends
@@ -86,6 +99,7 @@ def note_move(notes: Notes, before: SeatView, after: SeatView, names: Sequence[s
         end_note = ""  # a later round: the note was about one whose end screen has gone
     name = name_of(names, actor) if actor != after.seat else "you"
     lines = [_strip_name(x, name) for x in describe_effects(before, after, effects, names)]
+    turns = list(notes.turns)
     slots: set[Slot] = set()
     for e in effects:
         if isinstance(e, (Placed, Closed)):
@@ -94,14 +108,18 @@ def note_move(notes: Notes, before: SeatView, after: SeatView, names: Sequence[s
             slots.add(e.at)
         elif isinstance(e, Swapped):
             slots.update((e.a, e.b))
+        elif isinstance(e, Collapsed):  # the display closed up: its marks move with its cards
+            slots = set(_closed_up(slots, e))
+            turns = [t if t is None else replace(t, slots=_closed_up(t.slots, e)) for t in turns]
     key = (before.round_no, before.turn)
-    old = notes.turns[actor]
+    old = turns[actor]
     if old is not None and (old.round_no, old.turn) == key:
         turn = replace(old, words=old.words + tuple(lines), slots=old.slots | slots)
     else:
         turn = SeatTurn(key[0], key[1], tuple(lines), frozenset(slots))
-    turns = list(notes.turns)
     turns[actor] = turn
+    if after.round_no != before.round_no:  # a new deal: no place of it has been played yet
+        turns = [t if t is None else replace(t, slots=frozenset()) for t in turns]
     ended = next((e.seat for e in effects if isinstance(e, EndTriggered)), None)
     if ended is not None:
         end_note, end_round = end_words(before, actor, ended, names, after.seat), before.round_no

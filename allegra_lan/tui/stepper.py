@@ -11,8 +11,12 @@ Position 0 is the deal (the table after the seed ceremony, before any move);
 every later position is the table after one event of the game: a move, or a
 takeover (the same table, a seat handed to a bot; no move). Each position knows
 the seq of its event, the round and turn its move was made in, who made it
-and what it was, in the plain words a player would use. Those words name
-only what everybody at the table saw: a peek says where, never what.
+and what it was, in the plain words a player would use: the play client's
+own words for a move (tui/words.describe_effects), told from a spectator's
+view, so they name only what everybody at the table saw (a peek says where,
+never what). Each position also keeps the table's notes so far
+(tui/seat_notes.py, as the client keeps them): what each seat did on its
+last turn, marked on its display, and whose move is ending the round.
 
 Nothing here reads a file or a clock: `Stepper.from_events` takes the
 signed events (as `log.replay.read_replay` gives them), `load_replay` is the
@@ -30,17 +34,15 @@ from typing import Sequence
 from allegra_lan.log.envelope import Event
 from allegra_lan.log.replay import Replay, ReplayError, read_replay
 from allegra_lan.log.takeover import read_seats
-from allegra_lan.rules import (
-    Discard, DrawFromDeck, Exchange, Give, Move, PeekCard, PeekLine, Place, ReplaceOpen,
-    Slot, State, Swap, TakeDiscard, TurnUp, move_from_dict, to_act,
-)
-from allegra_lan.rules.effects import Discarded, Drawn, GameEnded, Placed, Revealed, RoundEnded
+from allegra_lan.names import name_of
+from allegra_lan.rules import Move, State, move_from_dict, to_act, view
+from allegra_lan.rules.effects import GameEnded, RoundEnded
+from allegra_lan.rules.view import SPECTATOR
 from allegra_lan.table import SETUP_KINDS, TAKEOVER, Table
 from allegra_lan.fold import fold_log
-from .screen import value_text as card_text
 
-from .screen import name_of
-from .words import narrate_effect
+from .seat_notes import Notes, note_move
+from .words import describe_effects, takeover_words
 
 
 class StepperError(ValueError):
@@ -61,83 +63,11 @@ class Position:
     state: State
     turn_end: bool  # the last move of a player's turn (or the deal)
     round_end: bool  # the move that ended a round (or the game)
+    notes: Notes  # each seat's last turn up to here, and whose move ends the round
 
     @property
     def game_over(self) -> bool:
         return to_act(self.state) is None
-
-
-# ------------------------------------------------------------------ plain words
-
-
-def _value(card: int, seen: dict[int, int], before: State, after: State) -> str:
-    """A card's face as the table saw it during the move (ids are per round, values are not)."""
-    if card in seen:
-        return card_text(seen[card])
-    v = before.known[card] if 0 <= card < len(before.known) else None
-    if v is None and after.round_no == before.round_no and 0 <= card < len(after.known):
-        v = after.known[card]
-    return card_text(v)
-
-
-def _where(at: Slot, actor: int, names: Sequence[str]) -> str:
-    place = f"row {at.row + 1} col {at.col + 1}"
-    return place if at.seat == actor else f"{name_of(names, at.seat)}'s {place}"
-
-
-def describe(before: State, move: Move, after: State, names: Sequence[str]) -> str:
-    """What `move` did, as a line in the move list: public facts only (never a peeked value)."""
-    d = to_act(before)
-    actor = d.seat if d is not None else before.active
-    who = name_of(names, actor)
-    fx = after.effects
-    seen = {e.card: e.value for e in fx if isinstance(e, Revealed)}
-
-    def val(card: int) -> str:
-        return _value(card, seen, before, after)
-
-    text: str
-    if isinstance(move, TurnUp):
-        card = next((e.card for e in fx if isinstance(e, Revealed) and e.at == move.at), None)
-        face = val(card) if card is not None else "a card"
-        text = f"{who} turned up {face} at {_where(move.at, actor, names)}"
-    elif isinstance(move, (DrawFromDeck, TakeDiscard)):
-        drawn = next((e for e in fx if isinstance(e, Drawn)), None)
-        face = val(drawn.card) if drawn is not None else "a card"
-        src = "the deck" if isinstance(move, DrawFromDeck) else "the discard pile"
-        text = f"{who} drew {face} from {src}" if isinstance(move, DrawFromDeck) \
-            else f"{who} took {face} from {src}"
-    elif isinstance(move, Place):
-        placed = next((e for e in fx if isinstance(e, Placed) and e.card == move.card), None)
-        text = f"{who} placed {val(move.card)} at {_where(move.at, actor, names)}"
-        if placed is not None and placed.replaced >= 0:
-            text += f" in place of {val(placed.replaced)}"
-    elif isinstance(move, Discard):
-        activated = any(isinstance(e, Discarded) and e.activated for e in fx)
-        text = f"{who} discarded {val(move.card)}" + (", activating it" if activated else "")
-    elif isinstance(move, Swap):
-        text = f"{who} swapped {_where(move.a, actor, names)} with {_where(move.b, actor, names)}"
-    elif isinstance(move, PeekLine):
-        text = f"{who} looked at {move.axis.replace('col', 'column')} {move.index + 1} in secret"
-    elif isinstance(move, PeekCard):
-        text = f"{who} looked at {_where(move.at, actor, names)} in secret"
-    elif isinstance(move, ReplaceOpen):
-        old = next((e.card for e in fx if isinstance(e, Discarded)), None)
-        text = (f"{who} put the deck's top card, closed, at {_where(move.at, actor, names)} "
-                f"in place of the open {val(old) if old is not None else 'card'}")
-    elif isinstance(move, Give):
-        drawn = before.hand[0][0] if before.hand else None
-        face = val(drawn) if drawn is not None else "the card"
-        text = f"{who} gave {face} to {name_of(names, move.to)}, who knocked"
-    elif isinstance(move, Exchange):
-        taken = next((e for e in fx if isinstance(e, Placed) and e.at == move.at), None)
-        face = val(taken.card) if taken is not None else "a card"
-        text = (f"{who} took {face} from {_where(move.take, actor, names)} "
-                f"and put it at {_where(move.at, actor, names)}")
-    else:  # pragma: no cover - every move type is named above
-        text = f"{who}: {type(move).__name__}"
-    extra = [w for e in fx if (w := narrate_effect(e, names, None, actor, val)) is not None]
-    return "; ".join([text, *extra])
 
 
 # ------------------------------------------------------------------ the navigator
@@ -145,9 +75,7 @@ def describe(before: State, move: Move, after: State, names: Sequence[str]) -> s
 
 def _takeover_words(ev: Event, names: Sequence[str]) -> str:
     """The seats a takeover hands to bots (the Table has checked every consent already)."""
-    taken = [seat for seat, _key in read_seats(ev.body["seats"], len(names))]
-    who = " and ".join(name_of(names, s) for s in taken)
-    return f"{who} {'is' if len(taken) == 1 else 'are'} played by a bot from here, every other seat agreeing"
+    return takeover_words([seat for seat, _key in read_seats(ev.body["seats"], len(names))], names)
 
 
 def _move_of(kind: str, body: dict[str, object]) -> Move:
@@ -188,23 +116,26 @@ class Stepper:
                 assert t.genesis is not None
                 names.extend(s.name for s in t.genesis.seats)
                 positions.append(Position(0, ev.seq, 0, 0, None, None, "the cards are dealt",
-                                          after, True, False))
+                                          after, True, False, Notes.empty(after.players)))
                 keys.append((-1, -1, -1))
                 return
             d = to_act(prev)
             assert d is not None and ev.kind not in SETUP_KINDS
+            notes = positions[-1].notes
             # A turn is the active seat's, knocks included; the opening turn-ups are each seat's own.
             keys.append((prev.round_no, prev.turn, d.seat if prev.turn == 0 else prev.active))
             if ev.kind == TAKEOVER:  # no move: the same table, new keys for the taken seats,
                 # in the turn of the decision it stands before
                 positions.append(Position(len(positions), ev.seq, prev.round_no, prev.turn, None, None,
-                                          _takeover_words(ev, names), after, False, False))
+                                          _takeover_words(ev, names), after, False, False, notes))
                 return
             move = _move_of(ev.kind, dict(ev.body))
             ended = any(isinstance(e, (RoundEnded, GameEnded)) for e in after.effects)
+            seen_before, seen_after = view(prev, SPECTATOR), view(after, SPECTATOR)
+            words = "; ".join(describe_effects(seen_before, seen_after, seen_after.effects, names))
+            notes = note_move(notes, seen_before, seen_after, names)
             positions.append(Position(len(positions), ev.seq, prev.round_no, prev.turn, d.seat,
-                                      move, describe(prev, move, after, names), after,
-                                      False, ended))
+                                      move, words, after, False, ended, notes))
 
         folded = fold_log(events, each=each)
         if folded.fault is not None:
@@ -319,4 +250,4 @@ def load_replay(path: str | os.PathLike[str]) -> Stepper:
     return Stepper.from_replay(replay)
 
 
-__all__ = ["Position", "Stepper", "StepperError", "describe", "load_replay"]
+__all__ = ["Position", "Stepper", "StepperError", "load_replay"]

@@ -2,7 +2,13 @@
 
 Both are read from the engine's effects (rules/effects.py) and from two seat
 views, the one before the move and the one after, so they tell a seat only
-what it saw: another seat's peek says how many cards, never which values.
+what it saw: another seat's peek says where it looked, never which values.
+
+`describe_effects` is the one narrator of moves: the play client's "Last
+moves" and per-seat last turns (tui/seat_notes.py) are told from the
+person's seat, the replay viewer's move list from a spectator's view
+(rules/view.SPECTATOR), so a move reads the same at the table and in the
+replay, and a replay never shows a peeked value.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
+from allegra_lan.names import name_of
 from allegra_lan.rules import CardView, SeatView, Slot, to_act
 from allegra_lan.rules.effects import (
     Cleared, Closed, Collapsed, Discarded, Drawn, EndTriggered, Effect, GameEnded, Given,
@@ -18,7 +25,7 @@ from allegra_lan.rules.effects import (
 )
 from allegra_lan.rules.state import DECISION_WORDS, HOLE
 
-from .screen import name_of, value_text
+from .screen import value_text
 
 Displays = tuple[tuple[tuple[CardView | None, ...], ...], ...]
 
@@ -31,7 +38,9 @@ def a_card(text: str) -> str:
 def known_values(before: SeatView, after: SeatView, effects: Sequence[Effect]) -> dict[int, int]:
     """Every card value this seat could see around a move: hands, piles, open cards, reveals."""
     values: dict[int, int] = {}
-    for v in (before, after):
+    # Card ids are per round: a move that ends a round leaves a view of the next deal, whose
+    # ids name other cards, so only a view of the move's own round is read.
+    for v in (before, after) if after.round_no == before.round_no else (before,):
         for h in v.hand:
             values[h.card] = h.value
         if v.discard_top is not None and v.discard_top.value is not None:
@@ -62,9 +71,8 @@ def _where(slot: Slot, names: Sequence[str], viewer: int, actor: int | None = No
 def narrate_effect(e: Effect, names: Sequence[str], viewer: int | None, actor: int | None,
                    value: Callable[[int], str]) -> str | None:
     """The words for an effect that follows from a move (a clear, a collapse, a reshuffle, a
-    round's end and the game's): the one narrator of the play client's "Last moves"
-    (describe_effects) and the replay viewer's move list (stepper.describe). `viewer` is the
-    seat the words are for (None: a replay seen by nobody in particular), `actor` the seat
+    round's end and the game's), for describe_effects. `viewer` is the seat the words are
+    for (None or SPECTATOR: nobody at the table is "you"), `actor` the seat
     whose move it was, `value` a card's face as that viewer saw it. None for effects that a
     move's own words already tell (draws, places, peeks...)."""
     def who(seat: int) -> str:
@@ -98,38 +106,78 @@ def narrate_effect(e: Effect, names: Sequence[str], viewer: int | None, actor: i
     return None
 
 
+def _slot_of(card: int, v: SeatView) -> Slot | None:
+    """Where `card` lies in `v`'s displays (None: not in any)."""
+    for s, rows in enumerate(v.displays):
+        for r, row in enumerate(rows):
+            for c, cv in enumerate(row):
+                if cv is not None and cv.card == card:
+                    return Slot(s, r, c)
+    return None
+
+
+def _peeked_where(slots: Sequence[Slot], names: Sequence[str], viewer: int, actor: int) -> str:
+    """Where a peek looked, as everybody at the table saw it: `row 3 col 2`, `row 2` for
+    the closed cards of a line, with the owner's name when not the peeker's own display."""
+    if len(slots) == 1:
+        return _where(slots[0], names, viewer, actor)
+    seat = slots[0].seat
+    owner = "" if seat == actor else ("your " if seat == viewer else f"{name_of(names, seat)}'s ")
+    if all(sl.seat == seat and sl.row == slots[0].row for sl in slots):
+        return f"{owner}row {slots[0].row + 1}"
+    if all(sl.seat == seat and sl.col == slots[0].col for sl in slots):
+        return f"{owner}column {slots[0].col + 1}"
+    return ", ".join(_where(sl, names, viewer, actor) for sl in slots)  # pragma: no cover - R23
+
+
+def _end_reveals(effects: Sequence[Effect]) -> dict[int, int]:
+    """The reveals that turn up every closed card when a round ends (R9), told as one line:
+    {index of each: its run's length, 0 for all but the run's first}. They are the run of
+    display reveals right before RoundEnded; the first effect is always the move's own (a
+    last turn-up), never the round end's."""
+    out: dict[int, int] = {}
+    for i, e in enumerate(effects):
+        if not isinstance(e, RoundEnded):
+            continue
+        j = i
+        while j - 1 >= 1 and isinstance(effects[j - 1], Revealed) \
+                and effects[j - 1].at is not None:  # type: ignore[union-attr]
+            j -= 1
+        out.update({k: (i - j if k == j else 0) for k in range(j, i)})
+    return out
+
+
 def describe_effects(before: SeatView, after: SeatView, effects: Sequence[Effect],
                      names: Sequence[str]) -> list[str]:
-    """One line per thing that happened, as the seat of `after` saw it."""
+    """One line per thing that happened, as the seat of `after` saw it (a spectator's views:
+    as the whole table saw it)."""
     me = after.seat
     values = known_values(before, after, effects)
 
     def who(seat: int) -> str:
         return "you" if seat == me else name_of(names, seat)
 
-    def came_from(card: int) -> Slot | None:
-        """Where a card lay before the move, if in a display (a knock exchange takes one)."""
-        for s, rows in enumerate(before.displays):
-            for r, row in enumerate(rows):
-                for c, cv in enumerate(row):
-                    if cv is not None and cv.card == card:
-                        return Slot(s, r, c)
-        return None
-
     def val(card: int) -> str:
         return value_text(values.get(card))
 
+    placed_at = {e.at for e in effects if isinstance(e, Placed)}
+    at_end = _end_reveals(effects)
+    opened: Slot | None = None  # where an open card was discarded from, in this move
     out: list[str] = []
-    for e in effects:
-        if isinstance(e, Revealed):
-            if e.at is not None and not any(
-                    isinstance(p, Placed) and p.at == e.at for p in effects):
+    for i, e in enumerate(effects):
+        if i in at_end:
+            n = at_end[i]  # the first of the run tells them all
+            if n:
+                out.append(f"the {n} cards still closed are turned up" if n != 1
+                           else "the one card still closed is turned up")
+        elif isinstance(e, Revealed):
+            if e.at is not None and e.at not in placed_at:
                 out.append(f"{_where(e.at, names, me)}: turned up {a_card(value_text(e.value))}")
         elif isinstance(e, Drawn):
             src = "from the deck" if e.from_deck else "from the discard pile"
             out.append(f"{who(e.seat)} took {a_card(val(e.card))} {src}")
         elif isinstance(e, Placed):
-            origin = came_from(e.card)
+            origin = _slot_of(e.card, before)
             if origin is not None and origin != e.at:  # a card moved from a display: say whose
                 text = (f"{who(e.seat)} took the {val(e.card)} from {_where(origin, names, me)} "
                         f"and put it at {_where(e.at, names, me, e.seat)}")
@@ -139,20 +187,33 @@ def describe_effects(before: SeatView, after: SeatView, effects: Sequence[Effect
                 text += f", out goes {a_card(val(e.replaced))}"
             out.append(text)
         elif isinstance(e, Discarded):
-            text = f"{who(e.seat)} discarded the {val(e.card)}"
-            out.append(text + (": its action plays" if e.activated else ""))
+            origin = _slot_of(e.card, before)  # a 13's action discards an open card (R24)
+            if origin is not None:
+                opened = origin
+                out.append(f"{who(e.seat)} discarded the open {val(e.card)} from "
+                           f"{_where(origin, names, me, e.seat)}")
+            else:
+                text = f"{who(e.seat)} discarded the {val(e.card)}"
+                out.append(text + (": its action plays" if e.activated else ""))
         elif isinstance(e, Peeked):
+            slots = [sl for c in e.cards if (sl := _slot_of(c, before)) is not None]
+            where = _peeked_where(slots, names, me, e.seat) if len(slots) == len(e.cards) and slots else ""
+            n = len(e.cards)
             if e.values:
                 seen = " ".join(value_text(x) for x in e.values)
-                out.append(f"{who(e.seat)} secretly saw: {seen}")
+                out.append(f"{who(e.seat)} secretly saw: {seen}" + (f" {'at' if n == 1 else 'in'} {where}"
+                                                                  if where else ""))
+            elif where:
+                many = "" if n == 1 else f"{n} cards in "
+                out.append(f"{who(e.seat)} secretly looked at {many}{where}")
             else:
-                n = len(e.cards)
                 out.append(f"{who(e.seat)} secretly looked at {n} card{'s' if n != 1 else ''}")
         elif isinstance(e, Swapped):
             out.append(f"{who(e.seat)} swapped row {e.a.row + 1} col {e.a.col + 1} "
                        f"with row {e.b.row + 1} col {e.b.col + 1}")
         elif isinstance(e, Closed):
-            out.append(f"the deck's top card went face down at {_where(e.at, names, me)}")
+            where = "in its place" if e.at == opened else f"at {_where(e.at, names, me, e.seat)}"
+            out.append(f"the deck's top card went face down {where}")
         elif isinstance(e, Given):
             out.append(f"{who(e.seat)} gave the {val(e.card)} to {who(e.to)}, who knocked")
         else:
@@ -160,6 +221,14 @@ def describe_effects(before: SeatView, after: SeatView, effects: Sequence[Effect
             if words is not None:
                 out.append(words)
     return out
+
+
+def takeover_words(seats: Sequence[int], names: Sequence[str]) -> str:
+    """A takeover (no move, new keys for seats whose players were away), said the same in
+    the client's "Last moves" and the replay's move list."""
+    who = " and ".join(name_of(names, s) for s in seats)
+    return (f"{who} {'is' if len(seats) == 1 else 'are'} played by a bot from here: "
+            "away too long, every other seat agreed")
 
 
 @dataclass(frozen=True)
@@ -289,5 +358,5 @@ def first_time_hints(before: SeatView, after: SeatView, effects: Sequence[Effect
     return [(k, "Y" + t[1:] if t.startswith("you ") else t) for k, t in out]  # names as named
 
 
-__all__ = ["describe_effects", "narrate_effect", "clear_frames", "known_values", "Frame", "refusal_words",
+__all__ = ["describe_effects", "narrate_effect", "takeover_words", "clear_frames", "known_values", "Frame", "refusal_words",
            "first_time_hints", "KNOCK_HINT"]
