@@ -20,7 +20,9 @@ from typing import Sequence
 
 from allegra_lan.names import name_of
 from allegra_lan.rules import SeatView, Slot
-from allegra_lan.rules.effects import Closed, Collapsed, EndTriggered, Placed, Revealed, Swapped
+from allegra_lan.rules.effects import (
+    Closed, Collapsed, EndTriggered, Placed, Revealed, RoundEnded, Swapped,
+)
 
 from .words import describe_effects
 
@@ -104,7 +106,7 @@ def note_move(notes: Notes, before: SeatView, after: SeatView, names: Sequence[s
     for e in effects:
         if isinstance(e, (Placed, Closed)):
             slots.add(e.at)
-        elif isinstance(e, Revealed) and e.at is not None and before.round_no == after.round_no:
+        elif isinstance(e, Revealed) and e.at is not None:
             slots.add(e.at)
         elif isinstance(e, Swapped):
             slots.update((e.a, e.b))
@@ -118,7 +120,9 @@ def note_move(notes: Notes, before: SeatView, after: SeatView, names: Sequence[s
     else:
         turn = SeatTurn(key[0], key[1], tuple(lines), frozenset(slots))
     turns[actor] = turn
-    if after.round_no != before.round_no:  # a new deal: no place of it has been played yet
+    if any(isinstance(e, RoundEnded) for e in effects):
+        # The round is over: its places are shown as results, and no place of a new deal
+        # has been played yet. The words stay, the marks go.
         turns = [t if t is None else replace(t, slots=frozenset()) for t in turns]
     ended = next((e.seat for e in effects if isinstance(e, EndTriggered)), None)
     if ended is not None:
