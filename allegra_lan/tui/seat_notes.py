@@ -88,10 +88,12 @@ def _closed_up(slots: frozenset[Slot] | set[Slot], e: Collapsed) -> frozenset[Sl
     return frozenset(out)
 
 
-def note_move(notes: Notes, before: SeatView, after: SeatView, names: Sequence[str]) -> Notes:
+def note_move(notes: Notes, before: SeatView, after: SeatView, names: Sequence[str],
+              told: Sequence[str] | None = None) -> Notes:
     """`notes` after one more move: the mover's turn grows (or starts), and a round-end
     note is kept from the move that left a seat without a closed card until the round ends
-    (a new round starts with none)."""
+    (a new round starts with none). `told`: the move's lines if the caller has them already
+    (describe_effects of the same views), so a replay is not told twice."""
     actor = _actor(before)
     if actor is None or not 0 <= actor < len(notes.turns):
         return notes
@@ -100,7 +102,9 @@ def note_move(notes: Notes, before: SeatView, after: SeatView, names: Sequence[s
     if before.round_no != end_round:
         end_note = ""  # a later round: the note was about one whose end screen has gone
     name = name_of(names, actor) if actor != after.seat else "you"
-    lines = [_strip_name(x, name) for x in describe_effects(before, after, effects, names)]
+    if told is None:
+        told = describe_effects(before, after, effects, names)
+    lines = [_strip_name(x, name) for x in told]
     turns = list(notes.turns)
     slots: set[Slot] = set()
     for e in effects:

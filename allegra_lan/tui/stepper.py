@@ -35,7 +35,7 @@ from allegra_lan.log.envelope import Event
 from allegra_lan.log.replay import Replay, ReplayError, read_replay
 from allegra_lan.log.takeover import read_seats
 from allegra_lan.names import name_of
-from allegra_lan.rules import Move, State, move_from_dict, to_act, view
+from allegra_lan.rules import Move, SeatView, State, move_from_dict, to_act, view
 from allegra_lan.rules.effects import GameEnded, RoundEnded
 from allegra_lan.rules.view import SPECTATOR
 from allegra_lan.table import SETUP_KINDS, TAKEOVER, Table
@@ -106,6 +106,14 @@ class Stepper:
         keys: list[tuple[int, int, int]] = []  # the turn each position's move belongs to
         names: list[str] = []
         before: list[State | None] = [None]
+        seen: list[tuple[State, SeatView]] = []  # the spectator's view of the last table
+
+        def public(state: State) -> SeatView:
+            """The spectator's view of `state`: the table after one move is the one before
+            the next, so each view is made once."""
+            if not seen or seen[0][0] is not state:
+                seen[:] = [(state, view(state, SPECTATOR))]
+            return seen[0][1]
 
         def each(ev: Event, t: Table) -> None:
             prev, after = before[0], t.state
@@ -131,9 +139,10 @@ class Stepper:
                 return
             move = _move_of(ev.kind, dict(ev.body))
             ended = any(isinstance(e, (RoundEnded, GameEnded)) for e in after.effects)
-            seen_before, seen_after = view(prev, SPECTATOR), view(after, SPECTATOR)
-            words = "; ".join(describe_effects(seen_before, seen_after, seen_after.effects, names))
-            notes = note_move(notes, seen_before, seen_after, names)
+            seen_before, seen_after = public(prev), public(after)
+            told = describe_effects(seen_before, seen_after, seen_after.effects, names)
+            notes = note_move(notes, seen_before, seen_after, names, told)
+            words = "; ".join(told)
             positions.append(Position(len(positions), ev.seq, prev.round_no, prev.turn, d.seat,
                                       move, words, after, False, ended, notes))
 
