@@ -20,11 +20,16 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from prompt_toolkit.input import create_pipe_input
 
 from allegra_lan.log.identity import Identity
-from allegra_lan.rules import HOLE, PeekCard, PeekLine, Slot, view
+from allegra_lan.rules import (
+    HOLE, PeekCard, PeekLine, Slot, apply, legal_moves, new_game, ruleset_for, to_act, view,
+)
 from allegra_lan.rules.effects import Closed, Collapsed, Peeked, Placed, Revealed, Swapped
+from allegra_lan.rules.rng import Stream
 from allegra_lan.rules.view import SPECTATOR
 from allegra_lan.tui.app import Pace, PlayClient, make_application
 from allegra_lan.tui.play import PlayArgs, start_game
@@ -238,6 +243,43 @@ def test_last_turn_marks_follow_a_display_that_closed_up_and_go_at_a_rounds_end(
                 if card in touched:
                     assert Slot(seat, i // g.cols, i % g.cols) in turn.slots, (p.seq, seat, card)
     assert collapses and ends
+
+
+VARIANTS_AND_PLAYERS = [("allegra", n) for n in range(2, 7)] + [("grande", n) for n in range(2, 6)]
+
+
+@pytest.mark.parametrize("variant,players", VARIANTS_AND_PLAYERS)
+@settings(derandomize=True, database=None, max_examples=2, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.binary(min_size=32, max_size=32), move_seed=st.binary(min_size=1, max_size=8))
+def test_random_games_are_told_from_nobodys_seat_with_marks_inside_the_displays(
+        variant: str, players: int, seed: bytes, move_seed: bytes) -> None:
+    """Whole random games (hypothesis draws the deal and the stream of legal moves): every
+    move's words from a spectator's view say no peeked value and name nobody "you", and
+    every `*` of the notes lies inside its display, on a card or the hole a clear left."""
+    stream = Stream(move_seed, "tests/narrator/moves")
+    state = new_game(ruleset_for(variant), players, seed)
+    names = tuple(f"p{i}" for i in range(players))
+    notes = Notes.empty(players)
+    moves = 0
+    while to_act(state) is not None and moves < 5000:
+        legal = legal_moves(state)
+        kinds = sorted({type(m).__name__ for m in legal})  # a kind first: Swaps do not crowd out
+        kind = kinds[stream.below(len(kinds))]
+        same = [m for m in legal if type(m).__name__ == kind]
+        after = apply(state, same[stream.below(len(same))])
+        moves += 1
+        seen_before, seen_after = view(state, SPECTATOR), view(after, SPECTATOR)
+        told = describe_effects(seen_before, seen_after, seen_after.effects, names)
+        assert told, (moves, after.effects)
+        for line in told:
+            assert "saw" not in line and not re.search(r"\byou(r)?\b", line), line
+        notes = note_move(notes, seen_before, seen_after, names, told)
+        for sl in notes.last_slots(SPECTATOR):
+            g = after.grids[sl.seat]
+            assert 0 <= sl.row < g.rows and 0 <= sl.col < g.cols, (moves, sl)
+        state = after
+    assert to_act(state) is None, "the game did not end"
 
 
 # ------------------------------------------------------------------ the screen, in tmux

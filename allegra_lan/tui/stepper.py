@@ -34,7 +34,6 @@ from typing import Sequence
 from allegra_lan.log.envelope import Event
 from allegra_lan.log.replay import Replay, ReplayError, read_replay
 from allegra_lan.log.takeover import read_seats
-from allegra_lan.names import name_of
 from allegra_lan.rules import Move, SeatView, State, move_from_dict, to_act, view
 from allegra_lan.rules.effects import GameEnded, RoundEnded
 from allegra_lan.rules.view import SPECTATOR

@@ -140,8 +140,10 @@ def _end_reveals(effects: Sequence[Effect]) -> dict[int, int]:
         if not isinstance(e, RoundEnded):
             continue
         j = i
-        while j - 1 >= 1 and isinstance(effects[j - 1], Revealed) \
-                and effects[j - 1].at is not None:  # type: ignore[union-attr]
+        while j - 1 >= 1:
+            r = effects[j - 1]
+            if not (isinstance(r, Revealed) and r.at is not None):
+                break
             j -= 1
         out.update({k: (i - j if k == j else 0) for k in range(j, i)})
     return out
