@@ -19,4 +19,14 @@ def name_of(names: Sequence[str], seat: int, viewer: int | None = None) -> str:
     return f"{base} (you)" if viewer is not None and seat == viewer else base
 
 
-__all__ = ["name_of"]
+def who(names: Sequence[str], seat: int, viewer: int | None) -> str:
+    """`you` for the seat the words are for, else its name: the subject of a line of words."""
+    return "you" if viewer is not None and seat == viewer else name_of(names, seat)
+
+
+def whose(names: Sequence[str], seat: int, viewer: int | None) -> str:
+    """`your`, or `NAME's`: the owner of a card, a display or a move in a line of words."""
+    return "your" if viewer is not None and seat == viewer else f"{name_of(names, seat)}'s"
+
+
+__all__ = ["name_of", "who", "whose"]

@@ -37,7 +37,7 @@ from allegra_lan.tui.replay_view import open_viewer
 from allegra_lan.tui.screen import plain
 from allegra_lan.tui.seat_notes import Notes, note_move
 from allegra_lan.tui.stepper import Stepper, load_replay
-from allegra_lan.tui.words import describe_effects
+from allegra_lan.tui.words import describe_effects, first_time_hints
 
 from helpers import Screen24, press_offered
 from tmux_pane import Pane, allegra, needs_tmux
@@ -183,6 +183,36 @@ def test_a_peeks_value_never_reaches_the_viewers_move_list(name: str) -> None:
             viewer.stepper.goto_seq(p.seq)
             assert "saw" not in " ".join(viewer.ui_state().moves)
     assert peeks >= 2
+
+
+# ------------------------------------------------------------------ names
+
+
+def test_a_name_is_written_as_its_player_wrote_it_in_every_line() -> None:
+    """One name_of for every line: a round's ender named in a tip keeps its capitals (the
+    tip lower-cased the whole name: "Greedy-0 turned up their last closed card: random-1
+    ended the round"), the round-end note and the move's words say the same names."""
+    s = golden("allegra-3p-knocks")
+    names = ("Greedy-0", "Random-1", "Greedy-2")
+    end = next(p for p in s.positions if p.round_end and p.notes.end_note)
+    exchange = next(p for p in s.positions[1:end.index + 1] if "knock exchange" in p.notes.end_note)
+    prev = s.positions[end.index - 1].state
+    ended_by = exchange.seat
+    assert ended_by is not None
+    ender = end.state.results[-1].ender
+    assert ender is not None and ender != ended_by and end.state.results[-1].doubled
+    watcher = next(w for w in range(3) if w not in (ender, ended_by))
+    tips = dict(first_time_hints(view(prev, watcher), view(end.state, watcher),
+                                 view(end.state, watcher).effects, names, ended_by))
+    assert tips["doubled"].startswith(f"{names[ended_by]} turned up their last closed card: "
+                                      f"{names[ender]} ended the round, ")
+    mine = dict(first_time_hints(view(prev, ender), view(end.state, ender),
+                                 view(end.state, ender).effects, names, ended_by))
+    assert mine["doubled"].startswith(f"{names[ended_by]} turned up your last closed card: you ended")
+    before = s.positions[exchange.index - 1].state
+    note = note_move(Notes.empty(3), view(before, watcher), view(exchange.state, watcher), names)
+    assert note.end_note == (f"{names[ended_by]}'s knock exchange turned up {names[ender]}'s last "
+                             f"closed card, so {names[ender]} ended the round")
 
 
 # ------------------------------------------------------------------ the viewer's notes

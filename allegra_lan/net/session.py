@@ -17,6 +17,7 @@ from typing import Any, Callable
 import trio
 
 from ..log.identity import Identity, fingerprint
+from ..names import name_of
 from ..rules import to_act
 from .discovery import Advertiser, TableAd
 from .handshake import PROTOCOL_VERSION
@@ -103,7 +104,7 @@ def result_line(node: Node) -> str:
     if state is None or to_act(state) is not None:
         return f"game not finished ({node.table.seq} events)"
     names = [s.name for s in node.table.genesis.seats] if node.table.genesis else []
-    parts = [f"{names[i] if i < len(names) else i}: {t}" for i, t in enumerate(state.totals)]
+    parts = [f"{name_of(names, i)}: {t}" for i, t in enumerate(state.totals)]
     return "game over: " + ", ".join(parts)
 
 

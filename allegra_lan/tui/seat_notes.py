@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Sequence
 
-from allegra_lan.names import name_of
+from allegra_lan.names import who, whose
 from allegra_lan.rules import SeatView, Slot
 from allegra_lan.rules.effects import (
     Closed, Collapsed, EndTriggered, Placed, Revealed, RoundEnded, Swapped,
@@ -101,7 +101,7 @@ def note_move(notes: Notes, before: SeatView, after: SeatView, names: Sequence[s
     end_note, end_round = notes.end_note, notes.end_round
     if before.round_no != end_round:
         end_note = ""  # a later round: the note was about one whose end screen has gone
-    name = name_of(names, actor) if actor != after.seat else "you"
+    name = who(names, actor, after.seat)
     if told is None:
         told = describe_effects(before, after, effects, names)
     lines = [_strip_name(x, name) for x in told]
@@ -141,10 +141,9 @@ def end_words(before: SeatView, actor: int, ender: int, names: Sequence[str], vi
     knock = kind in ("place_given", "exchange")
     if actor == ender and not knock:
         return ""
-    who = "your" if actor == viewer else f"{name_of(names, actor)}'s"
-    whose = "your" if ender == viewer else f"{name_of(names, ender)}'s"
     how = "knock exchange" if knock else "move"
-    return f"{who} {how} turned up {whose} last closed card, so {'you' if ender == viewer else name_of(names, ender)} ended the round"
+    return (f"{whose(names, actor, viewer)} {how} turned up {whose(names, ender, viewer)} last "
+            f"closed card, so {who(names, ender, viewer)} ended the round")
 
 
 __all__ = ["Notes", "SeatTurn", "note_move", "end_words"]

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from allegra_lan.names import name_of
+from allegra_lan.names import name_of, who, whose
 from allegra_lan.rules import CardView, SeatView, Slot, to_act
 from allegra_lan.rules.effects import (
     Cleared, Closed, Collapsed, Discarded, Drawn, EndTriggered, Effect, GameEnded, Given,
@@ -64,7 +64,7 @@ def _where(slot: Slot, names: Sequence[str], viewer: int, actor: int | None = No
     place = f"row {slot.row + 1} col {slot.col + 1}"
     if slot.seat == actor:
         return place
-    owner = "your" if slot.seat == viewer else f"{name_of(names, slot.seat)}'s"
+    owner = whose(names, slot.seat, viewer)
     return f"{owner} {place}"
 
 
@@ -75,11 +75,11 @@ def narrate_effect(e: Effect, names: Sequence[str], viewer: int | None, actor: i
     for (None or SPECTATOR: nobody at the table is "you"), `actor` the seat
     whose move it was, `value` a card's face as that viewer saw it. None for effects that a
     move's own words already tell (draws, places, peeks...)."""
-    def who(seat: int) -> str:
-        return "you" if seat == viewer else name_of(names, seat)
+    def subject(seat: int) -> str:
+        return who(names, seat, viewer)
 
-    def whose(seat: int) -> str:
-        return "your" if seat == viewer else f"{name_of(names, seat)}'s"
+    def owner(seat: int) -> str:
+        return whose(names, seat, viewer)
 
     if isinstance(e, Cleared):
         chain = f" (chain step {e.step})" if e.step > 1 else ""
@@ -87,12 +87,12 @@ def narrate_effect(e: Effect, names: Sequence[str], viewer: int | None, actor: i
         return f"cleared {len(e.cards)} card{'s' if len(e.cards) != 1 else ''}: {shown}{chain}"
     if isinstance(e, Collapsed):
         lines = [f"row {r + 1}" for r in e.rows] + [f"column {c + 1}" for c in e.cols]
-        return f"{whose(e.seat)} display closed up ({', '.join(lines)} gone)"
+        return f"{owner(e.seat)} display closed up ({', '.join(lines)} gone)"
     if isinstance(e, Reshuffled):
         return f"the discard pile was shuffled into a new deck of {e.cards} cards"
     if isinstance(e, EndTriggered):
         if actor is not None and actor != e.seat:  # ALLEGRA: a move in a shared column
-            return (f"{whose(actor)} move left {who(e.seat)} with no closed card: {who(e.seat)} "
+            return (f"{owner(actor)} move left {subject(e.seat)} with no closed card: {subject(e.seat)} "
                     "ended the round; last turns for the others")
         has = "you have" if e.seat == viewer else f"{name_of(names, e.seat)} has"
         return f"{has} no closed card left: last turns for the others"
@@ -101,7 +101,7 @@ def narrate_effect(e: Effect, names: Sequence[str], viewer: int | None, actor: i
     if isinstance(e, GameEnded):
         if tuple(e.winners) == (viewer,):
             return "game over: you win"
-        ws = " and ".join(who(w) for w in e.winners)
+        ws = " and ".join(subject(w) for w in e.winners)
         return f"game over, {'winner' if len(e.winners) == 1 else 'winners'} {ws}"
     return None
 
@@ -156,8 +156,8 @@ def describe_effects(before: SeatView, after: SeatView, effects: Sequence[Effect
     me = after.seat
     values = known_values(before, after, effects)
 
-    def who(seat: int) -> str:
-        return "you" if seat == me else name_of(names, seat)
+    def subject(seat: int) -> str:
+        return who(names, seat, me)
 
     def val(card: int) -> str:
         return value_text(values.get(card))
@@ -177,14 +177,14 @@ def describe_effects(before: SeatView, after: SeatView, effects: Sequence[Effect
                 out.append(f"{_where(e.at, names, me)}: turned up {a_card(value_text(e.value))}")
         elif isinstance(e, Drawn):
             src = "from the deck" if e.from_deck else "from the discard pile"
-            out.append(f"{who(e.seat)} took {a_card(val(e.card))} {src}")
+            out.append(f"{subject(e.seat)} took {a_card(val(e.card))} {src}")
         elif isinstance(e, Placed):
             origin = _slot_of(e.card, before)
             if origin is not None and origin != e.at:  # a card moved from a display: say whose
-                text = (f"{who(e.seat)} took the {val(e.card)} from {_where(origin, names, me)} "
+                text = (f"{subject(e.seat)} took the {val(e.card)} from {_where(origin, names, me)} "
                         f"and put it at {_where(e.at, names, me, e.seat)}")
             else:
-                text = f"{who(e.seat)} put the {val(e.card)} at {_where(e.at, names, me, e.seat)}"
+                text = f"{subject(e.seat)} put the {val(e.card)} at {_where(e.at, names, me, e.seat)}"
             if e.replaced != HOLE:
                 text += f", out goes {a_card(val(e.replaced))}"
             out.append(text)
@@ -192,10 +192,10 @@ def describe_effects(before: SeatView, after: SeatView, effects: Sequence[Effect
             origin = _slot_of(e.card, before)  # a 13's action discards an open card (R24)
             if origin is not None:
                 opened = origin
-                out.append(f"{who(e.seat)} discarded the open {val(e.card)} from "
+                out.append(f"{subject(e.seat)} discarded the open {val(e.card)} from "
                            f"{_where(origin, names, me, e.seat)}")
             else:
-                text = f"{who(e.seat)} discarded the {val(e.card)}"
+                text = f"{subject(e.seat)} discarded the {val(e.card)}"
                 out.append(text + (": its action plays" if e.activated else ""))
         elif isinstance(e, Peeked):
             slots = [sl for c in e.cards if (sl := _slot_of(c, before)) is not None]
@@ -203,21 +203,21 @@ def describe_effects(before: SeatView, after: SeatView, effects: Sequence[Effect
             n = len(e.cards)
             if e.values:
                 seen = " ".join(value_text(x) for x in e.values)
-                out.append(f"{who(e.seat)} secretly saw: {seen}" + (f" {'at' if n == 1 else 'in'} {where}"
+                out.append(f"{subject(e.seat)} secretly saw: {seen}" + (f" {'at' if n == 1 else 'in'} {where}"
                                                                   if where else ""))
             elif where:
                 many = "" if n == 1 else f"{n} cards in "
-                out.append(f"{who(e.seat)} secretly looked at {many}{where}")
+                out.append(f"{subject(e.seat)} secretly looked at {many}{where}")
             else:
-                out.append(f"{who(e.seat)} secretly looked at {n} card{'s' if n != 1 else ''}")
+                out.append(f"{subject(e.seat)} secretly looked at {n} card{'s' if n != 1 else ''}")
         elif isinstance(e, Swapped):
-            out.append(f"{who(e.seat)} swapped row {e.a.row + 1} col {e.a.col + 1} "
+            out.append(f"{subject(e.seat)} swapped row {e.a.row + 1} col {e.a.col + 1} "
                        f"with row {e.b.row + 1} col {e.b.col + 1}")
         elif isinstance(e, Closed):
             where = "in its place" if e.at == opened else f"at {_where(e.at, names, me, e.seat)}"
             out.append(f"the deck's top card went face down {where}")
         elif isinstance(e, Given):
-            out.append(f"{who(e.seat)} gave the {val(e.card)} to {who(e.to)}, who knocked")
+            out.append(f"{subject(e.seat)} gave the {val(e.card)} to {subject(e.to)}, who knocked")
         else:
             words = narrate_effect(e, names, me, before.active, val)
             if words is not None:
@@ -346,16 +346,16 @@ def first_time_hints(before: SeatView, after: SeatView, effects: Sequence[Effect
     if any(isinstance(e, RoundEnded) for e in effects) and after.results:
         r = after.results[-1]
         if r.ender is not None and r.doubled:
-            who = "You" if r.ender == me else name_of(names, r.ender)
+            ender = who(names, r.ender, me)  # a name as written: only "you" is capitalised
             why = "not the lowest"
             if ended_by is not None and ended_by != r.ender:
-                whose = "your" if r.ender == me else "their"
-                by = "you" if ended_by == me else name_of(names, ended_by)
-                out.append(("doubled", f"{by} turned up {whose} last closed card: {who.lower()} "
+                theirs = "your" if r.ender == me else "their"
+                by = who(names, ended_by, me)
+                out.append(("doubled", f"{by} turned up {theirs} last closed card: {ender} "
                                        f"ended the round, {r.raw[r.ender]} doubled to "
                                        f"{r.scores[r.ender]}."))
             else:
-                out.append(("doubled", f"{who} ended the round on {r.raw[r.ender]}, {why} "
+                out.append(("doubled", f"{ender} ended the round on {r.raw[r.ender]}, {why} "
                                        f"({min(r.raw)}): doubled to {r.scores[r.ender]}."))
     return [(k, "Y" + t[1:] if t.startswith("you ") else t) for k, t in out]  # names as named
 
