@@ -86,7 +86,8 @@ async def run_guest(identity: Identity, interface: str, *, address: tuple[str, i
                     seats: list[SeatSpec], pin: str | None, games_dir: Path,
                     say: Callable[[str], None], want_seat: int | None = None,
                     pace: float = 0.0, on_node: Callable[[Node], None] | None = None) -> Node:
-    """Join the table listening at `address` and play `seats` there; JoinError says why not."""
+    """Join the table listening at `address` and play `seats` there; JoinError says why not
+    (with the handshake refusal's `code` when the table refused our handshake)."""
     peer = Peer.guest(identity, host=address, table_id=table_id, seats=seats,
                       entropy=os.urandom, want_seat=want_seat, pin=pin, pace=pace)
     node = Node(peer, interface, pin=pin, games_dir=games_dir, say=say)
@@ -94,7 +95,8 @@ async def run_guest(identity: Identity, interface: str, *, address: tuple[str, i
         on_node(node)
     await node.run()
     if peer.join_error is not None:
-        raise JoinError(peer.join_error)
+        refusal = node.join_refusal  # the handshake said no: its code tells a client more
+        raise JoinError(peer.join_error, code=refusal.code if refusal is not None else None)
     return node
 
 

@@ -31,7 +31,7 @@ from allegra_lan.rules.state import Phase
 from allegra_lan.table import TAKEOVER, Refused, Table
 
 from ..net.discovery import Browser, DiscoveryError, TableAd, TableChanged, TableGone, TableSeen
-from ..net.handshake import HandshakeError
+from ..net.handshake import SAME_KEY_CODE, HandshakeError
 from ..net.node import KNOCK_WINDOW, Node
 from ..net.session import JoinError, ResumeError, SeatSpec, run_guest, run_host, run_resume
 from .app import MOVES_KEPT, Pace, PlayClient
@@ -231,11 +231,11 @@ def _times(note: str) -> int:
     return int(m.group(2)) if m else 1
 
 
-def same_key_words(error: str, me: Identity) -> str | None:
-    """One line for a handshake refused because both ends show our own key (a second
-    terminal of the same person, on the same config directory), or None for any other
-    error: the handshake's own words ("a reflected hello ...") tell a person nothing."""
-    if me.fingerprint not in error or "own key" not in error:
+def same_key_words(e: BaseException) -> str | None:
+    """One line for a handshake refused because both ends show one key (a second terminal of
+    the same person, on the same data directory), or None for any other failure: the
+    handshake's own words ("a reflected hello ...") tell a person nothing."""
+    if not isinstance(e, (HandshakeError, JoinError)) or e.code != SAME_KEY_CODE:
         return None
     return "refused: your key already sits at this table; --profile NAME gives another"
 
@@ -293,10 +293,6 @@ class NetClient:
 
     def say(self, text: str) -> None:
         """A note from the network (who connected, who is missing, refused messages)."""
-        if text.startswith("refused a connection: "):  # the host saw a guest with our own key
-            words = same_key_words(text, self.identity)
-            if words is not None:
-                text = "refused your key from a second terminal: join there with --profile NAME"
         if self.notes and _base(self.notes[-1]) == text:  # "waiting for players ..." once, counted
             seen = _times(self.notes[-1]) + 1
             self.notes[-1] = f"{text} (x{seen})"
@@ -507,14 +503,14 @@ class NetClient:
         self.tables.clear()  # the browse starts anew and lists what is there now
         self.selected = 0
         self._auto = False  # a table named on the command line is not joined again by itself
-        same = same_key_words(str(e), self.identity)  # one line of 80 whatever the table's name
+        same = same_key_words(e)  # one line of 80 whatever the table's name
         self.failure = same or f"{ad.name!r} refused: {e}"
         self.message, self.refused = self.failure, True
         self.on_change()
         return True
 
     def _reason(self, e: BaseException) -> str:
-        return same_key_words(str(e), self.identity) or str(e)
+        return same_key_words(e) or str(e)
 
     async def _choose_table(self) -> TableAd:
         """Browse until the person picks a table (or the one named on the command line)."""
