@@ -17,7 +17,7 @@ from typing import Any, Callable
 import trio
 
 from ..log.identity import Identity, fingerprint
-from ..rules import to_act
+from ..rules import Variant, to_act
 from .discovery import Advertiser, TableAd
 from .handshake import PROTOCOL_VERSION
 from .lobby import Lobby
@@ -25,14 +25,14 @@ from .node import SEATS_SUFFIX, Node
 from .peer import JoinError, Peer, ResumeError, SeatSpec
 
 
-def _ad(node: Node, lobby: Lobby, variant: str) -> TableAd:
+def _ad(node: Node, lobby: Lobby, variant: Variant) -> TableAd:
     return TableAd(name=lobby.name, variant=variant, seats_taken=lobby.taken,
                    seats_total=lobby.seats, game_id=lobby.table_id, pin=lobby.pin,
                    host=fingerprint(lobby.host), address=node.interface, port=node.port,
                    proto=PROTOCOL_VERSION, spectators=lobby.spectators)
 
 
-async def _advertise(node: Node, lobby: Lobby, variant: str, say: Callable[[str], None]) -> None:
+async def _advertise(node: Node, lobby: Lobby, variant: Variant, say: Callable[[str], None]) -> None:
     """Advertise the table while it fills; a full, ready table starts at once: it is
     withdrawn, not updated."""
     async with Advertiser(node.interface) as adv:
@@ -52,7 +52,7 @@ async def _advertise(node: Node, lobby: Lobby, variant: str, say: Callable[[str]
             say("all seats ready: the game starts")
 
 
-async def run_host(identity: Identity, interface: str, *, variant: str, players: int,
+async def run_host(identity: Identity, interface: str, *, variant: Variant, players: int,
                    table_name: str, seats: list[SeatSpec], pin: str | None, games_dir: Path,
                    say: Callable[[str], None], advertise: bool = True,
                    on_listening: Callable[[Node], None] | None = None, pace: float = 0.0,

@@ -26,8 +26,8 @@ from typing import Any, Callable, Sequence
 import trio
 
 from allegra_lan.log.identity import Identity, fingerprint, profile_name
-from allegra_lan.rules import Give, IllegalMove, Move, apply, legal_moves, ruleset_for, to_act, view
-from allegra_lan.rules.state import Phase
+from allegra_lan.rules import Give, IllegalMove, Move, Variant, apply, legal_moves, ruleset_for, to_act, view
+from allegra_lan.rules.state import DecisionKind, Phase
 from allegra_lan.table import TAKEOVER, Refused, Table
 
 from ..net.discovery import Browser, DiscoveryError, TableAd, TableChanged, TableGone, TableSeen
@@ -130,7 +130,7 @@ class NetPlayClient(PlayClient):
     def _offered_knockers(self) -> frozenset[int]:
         """The seats whose signed knock for this draw reached us (they come in as we wait)."""
         state = self.game.state
-        if state.ruleset.variant != "allegra" or state.phase is not Phase.PLAY:
+        if state.ruleset.variant is not Variant.ALLEGRA or state.phase is not Phase.PLAY:
             return frozenset()
         answers = self.net.node.knocks.get(self.net.mirror.head, {})
         gives = {m.to for m in legal_moves(state) if isinstance(m, Give)}
@@ -177,7 +177,7 @@ class NetPlayClient(PlayClient):
         if state is None or self.net.mirror.head != self.net.node.table.head:
             return False
         d = to_act(state)
-        if d is None or d.seat == self.human or d.kind != "play":
+        if d is None or d.seat == self.human or d.kind is not DecisionKind.PLAY:
             return False
         if not any(isinstance(m, Give) and m.to == self.human for m in legal_moves(state)):
             return False

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Sequence
 
 from allegra_lan.rules import SeatView, Slot
+from allegra_lan.rules.state import DecisionKind
 from allegra_lan.rules.effects import Closed, EndTriggered, Placed, Revealed, Swapped
 
 from .screen import name_of
@@ -112,7 +113,7 @@ def end_words(before: SeatView, actor: int, ender: int, names: Sequence[str], vi
     """Whose move left `ender` without a closed card, when it was not simply the ender's
     own turn ("" then): a knock exchange, or another seat's card in a shared column."""
     kind = before.decision.kind if before.decision is not None else ""
-    knock = kind in ("place_given", "exchange")
+    knock = kind in (DecisionKind.PLACE_GIVEN, DecisionKind.EXCHANGE)
     if actor == ender and not knock:
         return ""
     who = "your" if actor == viewer else f"{name_of(names, actor)}'s"
