@@ -275,6 +275,17 @@ def _profile(name: str | None) -> Iterator[None]:
             os.environ[PROFILE_ENV] = before
 
 
+def _read_variant(args: argparse.Namespace) -> None:
+    """The border for `--variant`: argparse has checked the text against its choices (and
+    worded a bad one), so it becomes a Variant once, here, for every command that has it.
+    Imported only then, so that `--help` and `id` do not load the rules."""
+    text = getattr(args, "variant", None)
+    if isinstance(text, str):
+        from allegra_lan.rules.ruleset import Variant
+
+        args.variant = Variant(text)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line `argv` (default: sys.argv[1:]) and return the exit status."""
     parser = build_parser()
@@ -285,6 +296,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return e.code if isinstance(e.code, int) else 0
         if extra:  # named by the command they were given to, not by `allegra`
             raise UsageError(getattr(args, "prog", "allegra"), f"unrecognized arguments: {' '.join(extra)}")
+        _read_variant(args)
         handler: Callable[[argparse.Namespace], int] | None = getattr(args, "handler", None)
         if handler is None:
             prog = getattr(args, "prog", "allegra")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import textwrap
 
-from allegra_lan.rules import ruleset_for
+from allegra_lan.rules import Variant, ruleset_for
 
 # A paragraph is wrapped to the width; a block starting with "|" is drawn as it is
 # (an example), the "|" removed.
@@ -118,7 +118,7 @@ def rules_text(variant: str, width: int = 78) -> str:
     (drawn examples are kept as drawn). ValueError, one line, for an unknown variant."""
     rs = ruleset_for(variant)  # RulesetError (a ValueError) names a bad variant
     width = max(20, width)
-    blocks = _allegra(rs) if rs.variant == "allegra" else _grande(rs)
+    blocks = _allegra(rs) if rs.variant is Variant.ALLEGRA else _grande(rs)
     out: list[str] = []
     for i, block in enumerate(blocks):
         if i:

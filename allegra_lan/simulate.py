@@ -20,7 +20,7 @@ from allegra_lan.bots.registry import bot_names
 from allegra_lan.local import LocalGame, Player, SimulatedSetup, log_tags, simulated_setup
 from allegra_lan.files import WriteFailed
 from allegra_lan.log.replay import ReplayWriter
-from allegra_lan.rules.ruleset import Ruleset, RulesetError, ruleset_for
+from allegra_lan.rules.ruleset import Ruleset, RulesetError, Variant, ruleset_for
 
 
 class SimulateError(ValueError):
@@ -29,7 +29,7 @@ class SimulateError(ValueError):
 
 @dataclass(frozen=True)
 class SimulateArgs:
-    variant: str = "grande"
+    variant: Variant = Variant.GRANDE
     players: int = 4
     games: int = 10
     seed: int = 1
@@ -177,7 +177,7 @@ def format_summary(summary: Summary) -> str:
         f"cards cleared per round: {_per(summary.cleared, summary.rounds)}",
         f"longest chain reaction:  {summary.longest_chain} clearing step{'s' if summary.longest_chain != 1 else ''} after one move",
     ]
-    if summary.ruleset.variant == "grande":
+    if summary.ruleset.variant is Variant.GRANDE:
         parts = ", ".join(f"{v}: {summary.activated.get(v, 0)}" for v in ACTION_VALUES)
         total = sum(summary.activated.get(v, 0) for v in ACTION_VALUES)
         lines.append(f"action cards activated:  {parts} ({_per(total, summary.rounds)} per round)")

@@ -14,6 +14,7 @@ reader looks inside it, so whatever bytes a validly signed event carries,
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, Iterable
 
 import msgpack
@@ -35,6 +36,24 @@ from .rules.moves import Move
 
 SETUP_KINDS = ("genesis", "accept", "commit", "reveal")
 TAKEOVER = "takeover"  # remaining seats hand missing seats to bots (log/takeover.py)
+
+
+class Stage(StrEnum):
+    """Where a table's log stands (`Table.stage()`): the genesis, the three rounds of the seed
+    ceremony, the play, the end. A StrEnum, so a member is the word it always was: a setup
+    stage equals the kind of the event it waits for ("accept", "commit", "reveal"), and
+    messages that name it ("did not send its commit") read as before."""
+
+    GENESIS = "genesis"
+    ACCEPT = "accept"
+    COMMIT = "commit"
+    REVEAL = "reveal"
+    PLAY = "play"
+    OVER = "over"
+
+
+CEREMONY_STAGES = (Stage.ACCEPT, Stage.COMMIT, Stage.REVEAL)
+"""The ceremony's stages after the genesis: each seat in turn writes the event of that kind."""
 
 
 class Refused(ValueError):
@@ -91,27 +110,27 @@ class Table:
     def players(self) -> int:
         return len(self.genesis.seats) if self.genesis else 0
 
-    def stage(self) -> str:
+    def stage(self) -> Stage:
         """genesis, accept, commit, reveal, play or over."""
         if self.genesis is None:
-            return "genesis"
+            return Stage.GENESIS
         n = self.players
         if self.seq <= n:
-            return "accept"
+            return Stage.ACCEPT
         if self.seq <= 2 * n:
-            return "commit"
+            return Stage.COMMIT
         if self.seq <= 3 * n:
-            return "reveal"
+            return Stage.REVEAL
         assert self.state is not None
-        return "over" if to_act(self.state) is None else "play"
+        return Stage.OVER if to_act(self.state) is None else Stage.PLAY
 
     def next_author(self) -> int | None:
         """The seat that must write the next event (None before the genesis and at the end)."""
         st = self.stage()
-        if st == "genesis" or st == "over":
-            return None if st == "over" else 0
+        if st is Stage.GENESIS or st is Stage.OVER:
+            return None if st is Stage.OVER else 0
         n = self.players
-        if st in ("accept", "commit", "reveal"):
+        if st in CEREMONY_STAGES:
             return (self.seq - 1) % n
         d = to_act(self.state)  # type: ignore[arg-type]
         return None if d is None else d.seat
@@ -188,7 +207,7 @@ class Table:
         """Check `ev` against the game so far and fold it in; raise Refused without changes."""
         st = self.stage()
         try:
-            if st == "genesis":
+            if st is Stage.GENESIS:
                 if ev.kind != "genesis":
                     raise Refused(ev.seq, f"a log starts with a genesis, not {ev.kind}", fault="setup")
                 self._check_body(ev, "setup")
@@ -207,16 +226,16 @@ class Table:
                 self.played_by = list(range(len(g.seats)))
                 return
             n = self.players
-            if st in ("accept", "commit", "reveal"):
+            if st in CEREMONY_STAGES:
                 seat = (ev.seq - 1) % n
                 if ev.kind != st:
                     raise Refused(ev.seq, f"expected seat {seat}'s {st}, got {ev.kind}", fault="setup")
                 self._expect_author(ev, seat, f"the {st} at seq {ev.seq}")
                 self._check_body(ev, "setup")
-                if st == "accept":
+                if st is Stage.ACCEPT:
                     if ev.body:
                         raise SetupError("an accept body is empty")
-                elif st == "commit":
+                elif st is Stage.COMMIT:
                     self.commits.append(read_commit(ev.body))
                 else:
                     nonce = read_reveal(ev.body)
@@ -227,7 +246,7 @@ class Table:
                     if len(self.nonces) == n:
                         self._start()
                 return
-            if st == "over":
+            if st is Stage.OVER:
                 raise Refused(ev.seq, "the game is over", fault="over")
             if ev.kind == TAKEOVER:
                 self._takeover(ev)

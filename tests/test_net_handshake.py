@@ -18,6 +18,7 @@ from allegra_lan.net.handshake import (
     INITIATOR,
     PROTOCOL_VERSION,
     RESPONDER,
+    SAME_KEY_CODE,
     Handshake,
     HandshakeError,
     Hello,
@@ -182,6 +183,7 @@ def test_the_same_identity_on_both_ends_is_refused() -> None:
     for outcome in (a, b):
         assert isinstance(outcome, HandshakeError)
         assert outcome.reason.startswith(f"the peer presents our own key {ALICE.fingerprint}")
+        assert outcome.code == SAME_KEY_CODE  # what the client reads, not the words
 
 
 # Test doubles that cheat.

@@ -15,6 +15,8 @@ from hypothesis import strategies as st
 
 from allegra_lan.log.identity import Identity, IdentityError, data_dir, key_dir
 from allegra_lan.netargs import profile_arg
+from allegra_lan.net.handshake import PIN_CODE, SAME_KEY_CODE, _refusal
+from allegra_lan.net.peer.data import JoinError
 from allegra_lan.tui.net_client import same_key_words
 
 ME = Identity.from_seed(b"profile-tests" * 3)
@@ -42,14 +44,24 @@ def test_a_profile_name_is_one_plain_directory_or_a_one_line_refusal(text: str) 
     assert ".." not in Path(text).parts and "/" not in text
 
 
+codes = st.one_of(st.none(), st.text(max_size=20), st.integers(), st.binary(max_size=8),
+                  st.lists(st.integers(), max_size=3), st.sampled_from([PIN_CODE, SAME_KEY_CODE, "same_key"]))
+
+
 @settings(max_examples=300, deadline=None)
-@given(st.text(max_size=200), st.booleans())
-def test_the_same_key_line_only_for_our_own_key_and_always_one_line_of_80(text: str, ours: bool) -> None:
-    error = f"the peer presents our own key {ME.fingerprint} {text}" if ours else text
-    line = same_key_words(error, ME)
-    if ours:
-        assert line is not None
-    elif ME.fingerprint not in text or "own key" not in text:
-        assert line is None
+@given(st.text(max_size=200), codes)
+def test_the_same_key_line_only_for_a_same_key_refusal_and_always_one_line_of_80(
+        reason: str, code: object) -> None:
+    """A peer's refusal is hostile input: its `code` may be anything. Only the code, never the
+    reason's words, makes the same-key line (a reason that mentions our key says nothing)."""
+    error = _refusal({"t": "refuse", "reason": f"the peer presents our own key {ME.fingerprint} {reason}",
+                      "code": code})
+    assert error.by_peer and error.code in (None, PIN_CODE, SAME_KEY_CODE)
+    assert error.code == (code if code in (PIN_CODE, SAME_KEY_CODE) else None)
+    line = same_key_words(error)
+    assert (line is not None) == (code == SAME_KEY_CODE)
     if line is not None:
         assert "\n" not in line and len(line) <= 80 and "--profile NAME" in line
+    assert same_key_words(ValueError(f"own key {ME.fingerprint}")) is None
+    joined = JoinError(str(error), code=error.code)  # what run_guest raises for the client
+    assert same_key_words(joined) == line

@@ -1,11 +1,11 @@
 """Bots: players that decide from their own seat's view alone (DESIGN.md property 6).
 
     >>> from allegra_lan.bots import bot_names, play_game
-    >>> from allegra_lan.rules import ruleset_for
+    >>> from allegra_lan.rules import Variant, ruleset_for
     >>> from allegra_lan.rules.rng import seed_from_number
     >>> bot_names()
     ['greedy', 'random']
-    >>> state, stats = play_game(ruleset_for("grande"), 2, seed_from_number(1), ["greedy", "random"])
+    >>> state, stats = play_game(ruleset_for(Variant.GRANDE), 2, seed_from_number(1), ["greedy", "random"])
     >>> len(state.results)
     3
 """

@@ -15,6 +15,7 @@ from typing import Sequence
 from allegra_lan.rules import geometry
 from allegra_lan.rules.clearing import runs_in_line
 from allegra_lan.rules.moves import Slot
+from allegra_lan.rules.ruleset import Variant
 from allegra_lan.rules.view import SeatView
 
 Cell = tuple[int | None, bool] | None
@@ -87,7 +88,7 @@ class Board:
     def from_view(view: SeatView, seat: int | None = None) -> "Board":
         """The board of `seat` (default: the viewer) with what the viewer knows of every card."""
         seat = view.seat if seat is None else seat
-        if view.ruleset.variant == "grande":
+        if view.ruleset.variant is Variant.GRANDE:
             d = view.displays[seat]
             rows = len(d)
             cols = len(d[0]) if rows else 0

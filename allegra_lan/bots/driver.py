@@ -16,7 +16,7 @@ from allegra_lan.local import LocalGame
 from allegra_lan.rules.effects import Cleared, Discarded, Given
 from allegra_lan.rules.engine import ACTION_VALUES, apply, legal_moves, new_game, to_act, winners
 from allegra_lan.rules.moves import Give, Move, describe_move
-from allegra_lan.rules.ruleset import Ruleset
+from allegra_lan.rules.ruleset import Ruleset, Variant
 from allegra_lan.rules.state import Phase, State
 from allegra_lan.rules.view import view
 
@@ -38,7 +38,7 @@ class GameStats:
     """What one game's moves caused: per round and overall."""
 
     players: int
-    variant: str
+    variant: Variant
     totals: tuple[int, ...] = ()
     winners: tuple[int, ...] = ()
     turns: tuple[int, ...] = ()  # per round (RoundResult.turns)
@@ -68,7 +68,7 @@ def offered_moves(state: State, bots: Sequence[Bot], stats: GameStats | None = N
     """
     legal = legal_moves(state)
     # Only an ALLEGRA "play" decision can hold a Give; skip scanning Grande's many Swaps.
-    if state.ruleset.variant != "allegra" or state.phase is not Phase.PLAY:
+    if state.ruleset.variant is not Variant.ALLEGRA or state.phase is not Phase.PLAY:
         return legal
     if not any(isinstance(m, Give) for m in legal):
         return legal

@@ -28,8 +28,8 @@ from allegra_lan.rules.moves import (
     Discard, DrawFromDeck, Exchange, Give, Move, PeekCard, PeekLine, Place, ReplaceOpen,
     Swap, TakeDiscard, TurnUp,
 )
-from allegra_lan.rules.ruleset import JOKER
-from allegra_lan.rules.view import SeatView
+from allegra_lan.rules.ruleset import JOKER, Variant
+from allegra_lan.rules.view import DecisionKind, SeatView
 
 from .base import Bot
 from .board import Board, Cell, area_cells, unseen_values
@@ -114,7 +114,7 @@ class Judge:
         self._hopes: dict[tuple[int | None, ...], float] = {} if hopes is None else hopes
         self.w = w
         rs = view.ruleset
-        self.grande = rs.variant == "grande"
+        self.grande = rs.variant is Variant.GRANDE
         self.score_of: Callable[[int], int] = rs.score_of
         pool = unseen_values(view)
         counts: dict[int, int] = {}
@@ -400,25 +400,25 @@ class GreedyBot(Bot):
     def choose(self, view: SeatView, legal: Sequence[Move]) -> Move:
         if len(legal) == 1:
             return legal[0]
-        kind = view.decision.kind if view.decision is not None else ""
+        kind = view.decision.kind if view.decision is not None else None
         judge = self._judge(view)
-        if kind in ("reveal", "turn_up"):
+        if kind in (DecisionKind.REVEAL, DecisionKind.TURN_UP):
             return self._best(legal, lambda m: self._turn_up(judge, m))
-        if kind in ("draw", "draw_second"):
+        if kind in (DecisionKind.DRAW, DecisionKind.DRAW_SECOND):
             return self._draw(judge, legal)
-        if kind == "play":
+        if kind is DecisionKind.PLAY:
             return self._play(judge, legal)
-        if kind == "peek_line":
+        if kind is DecisionKind.PEEK_LINE:
             return self._best(legal, lambda m: -self._line_unknown(judge, m))
-        if kind == "peek_card":
+        if kind is DecisionKind.PEEK_CARD:
             return self._best(legal, lambda m: -self._card_interest(judge, m))
-        if kind == "replace_open":
+        if kind is DecisionKind.REPLACE_OPEN:
             return self._best(legal, lambda m: self._replace_open(judge, m))
-        if kind == "place_given":
+        if kind is DecisionKind.PLACE_GIVEN:
             base = judge.base
             return self._best(legal, lambda m: judge.place_value(
                 base, base.board.pos(m.at), m_value(view, m), discards_old=False))  # type: ignore[union-attr]
-        if kind == "exchange":
+        if kind is DecisionKind.EXCHANGE:
             return self._exchange(judge, legal)
         return self.pick(legal)
 
@@ -469,7 +469,7 @@ class GreedyBot(Bot):
         view = judge.view
         base = judge.base
         cards = 1
-        if judge.grande and view.decision is not None and view.decision.kind == "draw" and base.board.closed_own() != 1:
+        if judge.grande and view.decision is not None and view.decision.kind is DecisionKind.DRAW and base.board.closed_own() != 1:
             cards = 2  # R20
         gains: list[tuple[float, Move]] = []
         deck = 0.0

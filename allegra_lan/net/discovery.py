@@ -50,7 +50,7 @@ from zeroconf import IPVersion, ServiceInfo, ServiceStateChange, Zeroconf
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo
 
 from ..log.ceremony import MAX_NAME
-from ..rules import RulesetError, ruleset_for
+from ..rules import RulesetError, Variant, ruleset_for
 
 SERVICE_TYPE = "_allegra._tcp.local."
 
@@ -115,7 +115,7 @@ class TableAd:
     """
 
     name: str
-    variant: str
+    variant: Variant  # text given here (an ad read from the network) is checked, then made one
     seats_taken: int
     seats_total: int
     game_id: bytes
@@ -135,6 +135,7 @@ class TableAd:
             ruleset = ruleset_for(self.variant)
         except RulesetError:
             raise AdError(f"unknown variant {_show(self.variant)}: allegra or grande") from None
+        object.__setattr__(self, "variant", ruleset.variant)  # the border: checked text -> Variant
         _check_name(self.name)
         if not _is_int(self.seats_total):
             raise AdError("the number of seats must be a number")
@@ -212,8 +213,8 @@ class TableAd:
         game = ascii_text("game")
         if not _HEX.fullmatch(game):
             raise AdError(f"TXT game must be lowercase hex, not {_show(game)}")
-        return cls(
-            name=name, variant=ascii_text("variant"), seats_taken=number("taken"),
+        return cls(  # the variant as text: __post_init__ checks it, then makes it a Variant
+            name=name, variant=ascii_text("variant"), seats_taken=number("taken"),  # type: ignore[arg-type]
             seats_total=number("seats"), game_id=bytes.fromhex(game), pin=flag("pin"),
             host=ascii_text("host"), address=address, port=port, proto=number("proto"),
             spectators=flag("spect"),

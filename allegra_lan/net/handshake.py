@@ -38,7 +38,9 @@ next message (best effort) and closes: the other side then raises a
 HandshakeError with `by_peer` set, so the player who was turned away reads
 why (for instance, that their key holds no seat at this table). `code` is
 `"pin"` when the reason is about the PIN (wrong, missing, or joins paused),
-so the joining side can show that reason as its one line.
+so the joining side can show that reason as its one line, and `"same-key"`
+when both ends present one key (a second terminal of one identity), so it can
+say what to do instead; any other `code` is ignored.
 
 What is signed is the canonical map `{handshake: 2, role, transcript}`,
 whose first key differs from the first key of an event envelope (`v`) and of
@@ -80,6 +82,11 @@ HANDSHAKE_TIMEOUT = 10.0
 INITIATOR = "initiator"
 RESPONDER = "responder"
 PIN_CODE = "pin"  # the `code` of a refusal about the PIN
+# The `code` of a refusal because both ends present one key: most often a second terminal of
+# one person on one data directory. A code, not the reason's words, tells a client so, because
+# the words are the refusing peer's (another version may phrase them otherwise).
+SAME_KEY_CODE = "same-key"
+REFUSAL_CODES = frozenset({PIN_CODE, SAME_KEY_CODE})
 PROOF_KEYS = ("handshake", "role", "transcript")
 HELLO_FIELDS = frozenset({"t", "proto", "key", "nonce", "table", "pin"})
 CPACE_CI_LABEL = b"allegra-lan/handshake/2"
@@ -87,7 +94,8 @@ CPACE_CI_LABEL = b"allegra-lan/handshake/2"
 
 class HandshakeError(Exception):
     """The handshake failed; `reason` says why, `by_peer` whether the peer refused us (its reason),
-    `code` is PIN_CODE when the reason is about the PIN."""
+    `code` is PIN_CODE when the reason is about the PIN, SAME_KEY_CODE when both ends present
+    one key, else None."""
 
     def __init__(self, reason: str, *, by_peer: bool = False, code: str | None = None) -> None:
         super().__init__(f"the peer refused: {reason}" if by_peer else reason)
@@ -121,7 +129,8 @@ class VerifiedPeer:
 
 def _refusal(msg: dict[str, Any]) -> HandshakeError:
     reason = msg.get("reason")
-    code = PIN_CODE if msg.get("code") == PIN_CODE else None
+    given = msg.get("code")
+    code = given if isinstance(given, str) and given in REFUSAL_CODES else None  # hostile: any value
     if not isinstance(reason, str) or not reason.strip():
         return HandshakeError("no reason given", by_peer=True, code=code)
     text = "".join(c if c.isprintable() else "?" for c in reason[:MAX_REASON])
@@ -306,7 +315,8 @@ class Handshake:
             raise HandshakeError("the peer sent back our own nonce (a reflected hello)")
         if peer.key == self.hello.key:
             raise HandshakeError(f"the peer presents our own key {fingerprint(peer.key)} "
-                                 "(a reflected hello, or this identity is already in use)")
+                                 "(a reflected hello, or this identity is already in use)",
+                                 code=SAME_KEY_CODE)
         if self.expect_keys is not None and peer.key not in self.expect_keys:
             raise HandshakeError(f"key {fingerprint(peer.key)} holds no seat at this table")
         if peer.pin and self.secret is None:

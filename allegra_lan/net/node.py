@@ -36,7 +36,7 @@ from .actions import (
 )
 from .framing import MAX_FRAME, ConnectionClosed, FramedStream, FrameError
 from .gate import HANDSHAKE_MAX_FRAME, AcceptBackoff, Gate, Throttle
-from .handshake import PIN_CODE, HandshakeError, handshake
+from .handshake import PIN_CODE, SAME_KEY_CODE, HandshakeError, handshake
 from .peer import KNOCK_WINDOW, Peer, SeatPlayer
 from .pin_guard import PinGuard
 
@@ -107,6 +107,7 @@ class Node:
         self.dial_pin_guard = PinGuard(what="PIN handshakes got no valid confirmation from",
                                        paused="this peer dials with the PIN again in {wait} s")
         self.refusals = Throttle()  # lines about refused handshakes: a flood is not a flood of lines
+        self.join_refusal: HandshakeError | None = None  # why the table we join refused us, if it did
         self._handshakes: dict[int, trio.CancelScope] = {}  # gate ticket -> its handshake
         self._nursery: trio.Nursery | None = None
         self._poke = trio.Event()
@@ -415,7 +416,9 @@ class Node:
                                        guard=self.pin_guard, clock=trio.current_time,
                                        source=source, label=label)
         except HandshakeError as e:
-            note = self.refusals.note(trio.current_time(), f"refused a connection: {e} (from {source})")
+            text = ("refused your key from a second terminal: join there with --profile NAME"
+                    if e.code == SAME_KEY_CODE else f"refused a connection: {e} (from {source})")
+            note = self.refusals.note(trio.current_time(), text)
             if note:
                 self.say(note)
             notice = self.pin_guard.take_notice()
@@ -438,6 +441,8 @@ class Node:
                     return
             except HandshakeError as e:
                 reason = e.reason if e.code == PIN_CODE else str(e)
+                if d.peer is None:  # the table we join: its refusal, code and all, for run_guest
+                    self.join_refusal = e
         self._input(self.peer.dial_failed(trio.current_time(), d.peer, d.host, d.port, reason))
 
     async def dial(self, host: str, port: int, expect: bytes | None = None) -> bool:

@@ -18,7 +18,7 @@ import trio
 
 from ..log.identity import Identity, fingerprint
 from ..names import name_of
-from ..rules import to_act
+from ..rules import Variant, to_act
 from .discovery import Advertiser, TableAd
 from .handshake import PROTOCOL_VERSION
 from .lobby import Lobby
@@ -26,14 +26,14 @@ from .node import SEATS_SUFFIX, Node
 from .peer import JoinError, Peer, ResumeError, SeatSpec
 
 
-def _ad(node: Node, lobby: Lobby, variant: str) -> TableAd:
+def _ad(node: Node, lobby: Lobby, variant: Variant) -> TableAd:
     return TableAd(name=lobby.name, variant=variant, seats_taken=lobby.taken,
                    seats_total=lobby.seats, game_id=lobby.table_id, pin=lobby.pin,
                    host=fingerprint(lobby.host), address=node.interface, port=node.port,
                    proto=PROTOCOL_VERSION, spectators=lobby.spectators)
 
 
-async def _advertise(node: Node, lobby: Lobby, variant: str, say: Callable[[str], None]) -> None:
+async def _advertise(node: Node, lobby: Lobby, variant: Variant, say: Callable[[str], None]) -> None:
     """Advertise the table while it fills; a full, ready table starts at once: it is
     withdrawn, not updated."""
     async with Advertiser(node.interface) as adv:
@@ -53,7 +53,7 @@ async def _advertise(node: Node, lobby: Lobby, variant: str, say: Callable[[str]
             say("all seats ready: the game starts")
 
 
-async def run_host(identity: Identity, interface: str, *, variant: str, players: int,
+async def run_host(identity: Identity, interface: str, *, variant: Variant, players: int,
                    table_name: str, seats: list[SeatSpec], pin: str | None, games_dir: Path,
                    say: Callable[[str], None], advertise: bool = True,
                    on_listening: Callable[[Node], None] | None = None, pace: float = 0.0,
@@ -87,7 +87,8 @@ async def run_guest(identity: Identity, interface: str, *, address: tuple[str, i
                     seats: list[SeatSpec], pin: str | None, games_dir: Path,
                     say: Callable[[str], None], want_seat: int | None = None,
                     pace: float = 0.0, on_node: Callable[[Node], None] | None = None) -> Node:
-    """Join the table listening at `address` and play `seats` there; JoinError says why not."""
+    """Join the table listening at `address` and play `seats` there; JoinError says why not
+    (with the handshake refusal's `code` when the table refused our handshake)."""
     peer = Peer.guest(identity, host=address, table_id=table_id, seats=seats,
                       entropy=os.urandom, want_seat=want_seat, pin=pin, pace=pace)
     node = Node(peer, interface, pin=pin, games_dir=games_dir, say=say)
@@ -95,7 +96,8 @@ async def run_guest(identity: Identity, interface: str, *, address: tuple[str, i
         on_node(node)
     await node.run()
     if peer.join_error is not None:
-        raise JoinError(peer.join_error)
+        refusal = node.join_refusal  # the handshake said no: its code tells a client more
+        raise JoinError(peer.join_error, code=refusal.code if refusal is not None else None)
     return node
 
 

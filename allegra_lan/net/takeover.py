@@ -23,7 +23,7 @@ from typing import Any, Collection
 from ..log.identity import Identity
 from ..log.takeover import ConsentError, read_seats
 from ..rules import to_act
-from ..table import Table
+from ..table import Stage, Table
 from .lobby import Lobby
 
 ASK_AGAIN = 2.0  # seconds between the proposer's repeated asks (a peer may have been catching up)
@@ -95,7 +95,7 @@ def seats_to_take(table: Table, run: dict[int, bytes], present: Collection[bytes
     waits for the player, who may `resume`), a 3-seat table can give one seat away, a 4-seat
     table one, 5 or 6 seats two. A peer cut off from everyone whose own seats were already
     given away sees every seat missing: it has no one to agree with."""
-    if table.state is None or table.stage() != "play":
+    if table.state is None or table.stage() is not Stage.PLAY:
         return []
     d = to_act(table.state)
     missing = sorted(s for s, owner in run.items() if owner not in present)

@@ -1,10 +1,10 @@
 """The pure rules engine of ALLEGRA and ALLEGRA Grande (no I/O, clock, threads or `random`).
 
-    >>> from allegra_lan.rules import new_game, ruleset_for, legal_moves, apply, to_act
+    >>> from allegra_lan.rules import DecisionKind, Variant, new_game, ruleset_for, to_act
     >>> from allegra_lan.rules.rng import seed_from_number
-    >>> state = new_game(ruleset_for("grande"), 4, seed_from_number(1))
-    >>> to_act(state).kind
-    'reveal'
+    >>> state = new_game(ruleset_for(Variant.GRANDE), 4, seed_from_number(1))
+    >>> to_act(state).kind is DecisionKind.REVEAL
+    True
 """
 
 from .cards import CardSource, FixedCards, SeededCards
@@ -19,10 +19,10 @@ from .moves import (
     move_name, move_to_dict,
 )
 from .ruleset import (
-    JOKER, AllegraRuleset, GrandeRuleset, Ruleset, RulesetError, ruleset_for,
+    JOKER, AllegraRuleset, GrandeRuleset, Ruleset, RulesetError, Variant, ruleset_for,
     ruleset_from_dict,
 )
-from .state import HOLE, Decision, Phase, RoundResult, State, state_hash
+from .state import HOLE, Decision, DecisionKind, Phase, RoundResult, State, state_hash
 from .view import CardView, HandCard, SeatView, full_view, view
 
 __all__ = [
@@ -32,7 +32,8 @@ __all__ = [
     "Move", "MoveError", "PeekCard", "PeekLine", "Place", "ReplaceOpen", "Slot", "Swap",
     "TakeDiscard", "TurnUp", "describe_move", "move_from_dict", "move_name",
     "move_to_dict", "JOKER", "AllegraRuleset", "GrandeRuleset", "Ruleset",
-    "RulesetError", "ruleset_for", "ruleset_from_dict", "HOLE", "Decision", "Phase",
+    "RulesetError", "Variant", "ruleset_for", "ruleset_from_dict", "HOLE", "Decision",
+    "DecisionKind", "Phase",
     "RoundResult", "State", "state_hash", "CardView", "HandCard", "SeatView",
     "full_view", "view",
 ]

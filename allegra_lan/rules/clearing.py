@@ -7,7 +7,7 @@ from typing import Sequence
 from . import geometry
 from .effects import Cleared, Collapsed
 from .moves import Slot
-from .ruleset import JOKER
+from .ruleset import JOKER, Variant
 from .state import HOLE, Grid, State
 
 
@@ -201,7 +201,7 @@ def resolve(state: State, changed: Sequence[Slot] | None) -> int:
     changed places can hold a new run. In Grande a collapse can bring cards
     together anywhere in the display, so each step rescans the whole display.
     """
-    if state.ruleset.variant == "allegra":
+    if state.ruleset.variant is Variant.ALLEGRA:
         return 1 if _clear_step(state, _lines_allegra(state.players, changed), 1) else 0
     seats = sorted({s[0] for s in changed}) if changed is not None else range(state.players)
     steps = 0

@@ -21,8 +21,8 @@ from .moves import (
     Discard, DrawFromDeck, Exchange, Give, Move, PeekCard, PeekLine, Place,
     ReplaceOpen, Slot, Swap, TakeDiscard, TurnUp,
 )
-from .ruleset import Ruleset
-from .state import DECISION_KIND, HOLE, Decision, Grid, Phase, RoundResult, State
+from .ruleset import Ruleset, Variant
+from .state import DECISION_KIND, HOLE, Decision, DecisionKind, Grid, Phase, RoundResult, State
 
 ACTION_VALUES = (-2, 5, 13)  # Grande R22
 
@@ -118,10 +118,10 @@ def to_act(state: State) -> Decision | None:
     if ph is Phase.OVER:
         return None
     if ph is Phase.REVEAL:
-        return Decision(state.reveal_queue[0], "reveal")
+        return Decision(state.reveal_queue[0], DecisionKind.REVEAL)
     if ph is Phase.PLACE_GIVEN:
         assert state.knock is not None
-        return Decision(state.knock[0], "place_given")
+        return Decision(state.knock[0], DecisionKind.PLACE_GIVEN)
     return Decision(state.active, DECISION_KIND[ph])
 
 
@@ -150,7 +150,7 @@ _AREAS: dict[tuple[bool, int, int, int, int], tuple[tuple[Slot, int, int], ...]]
 
 def _area(s: State, seat: int) -> tuple[tuple[Slot, int, int], ...]:
     g = s.grids[seat]
-    grande = s.ruleset.variant == "grande"
+    grande = s.ruleset.variant is Variant.GRANDE
     key = (grande, s.players, seat, g.rows, g.cols)
     area = _AREAS.get(key)
     if area is None:
@@ -243,7 +243,7 @@ def legal_moves(state: State) -> list[Move]:
     if ph is Phase.REVEAL:
         return [TurnUp(sl) for sl in _closed_slots(s, s.reveal_queue[0])]
     a = s.active
-    grande = s.ruleset.variant == "grande"
+    grande = s.ruleset.variant is Variant.GRANDE
     if ph is Phase.DRAW:
         moves: list[Move] = []
         cards = _card_slots(s, a)
@@ -379,7 +379,7 @@ def _turn_up(s: State, m: TurnUp) -> None:
 
 
 def _region(s: State) -> str:
-    return "area" if s.ruleset.variant == "allegra" else "display"
+    return "area" if s.ruleset.variant is Variant.ALLEGRA else "display"
 
 
 def _draw(s: State, from_deck: bool) -> None:
@@ -461,7 +461,7 @@ def _discard(s: State, m: Discard) -> None:
     s.discard.append(card)
     a = s.active
     value = s.known[card]
-    if s.ruleset.variant == "grande" and value in ACTION_VALUES:
+    if s.ruleset.variant is Variant.GRANDE and value in ACTION_VALUES:
         # R22: discarding an action card straight from the deck activates it, always.
         s.effects.append(Discarded(a, card, True))
         if value == 13:
@@ -489,7 +489,7 @@ def _turn_up_or_continue(s: State) -> None:
 
 def _continue(s: State) -> None:
     """After a card is played: the next card in hand, or the turn's end."""
-    if s.ruleset.variant == "grande" and s.hand:
+    if s.ruleset.variant is Variant.GRANDE and s.hand:
         card, from_deck = s.hand[0]
         if not from_deck and not _card_slots(s, s.active):
             # Our ruling E2: a discard-pile card that has no card left to replace
@@ -506,7 +506,7 @@ def _continue(s: State) -> None:
 
 def _swap(s: State, m: Swap) -> None:
     _want(s, Phase.DRAW, what="a Swap")
-    if s.ruleset.variant != "grande":
+    if s.ruleset.variant is not Variant.GRANDE:
         raise IllegalMove("ALLEGRA has no Swap")
     if s.draws:
         raise IllegalMove("a Swap replaces the draw (R26)")
@@ -579,7 +579,7 @@ def _replace_open(s: State, m: ReplaceOpen) -> None:
 
 def _give(s: State, m: Give) -> None:
     _want(s, Phase.PLAY, what="giving the card to a knocker")
-    if s.ruleset.variant != "allegra":
+    if s.ruleset.variant is not Variant.ALLEGRA:
         raise IllegalMove("ALLEGRA Grande has no knocking")
     if not _knocking(s):
         raise IllegalMove(f"knocking needs {s.ruleset.knock_min_players} or more players (R16)")  # type: ignore[union-attr]
@@ -656,7 +656,7 @@ def _begin_turn(s: State) -> None:
     s.first_from_deck = False
     s.sealed = False
     s.turn += 1
-    if s.ruleset.variant == "grande":
+    if s.ruleset.variant is Variant.GRANDE:
         # R20: exactly one closed card at the turn's start: one card only.
         s.draw_limit = 1 if closed_in_display(s, s.active) == 1 else 2
     else:
@@ -697,7 +697,7 @@ def round_scores(state: State) -> list[int]:
         v = known[c]
         return 0 if v is None else rs.score_of(v)
 
-    if rs.variant == "allegra":
+    if rs.variant is Variant.ALLEGRA:
         # R17: a seat owns its area, its own display and its left neighbour's rightmost column.
         return [sum(val(state.grids[sl.seat].cells[geometry.flat(sl)]) for sl in geometry.area(n, s))
                 for s in range(n)]

@@ -8,12 +8,23 @@ always rebuilt under the rules it was played with, whatever later defaults are.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar, Literal, Union
+from enum import StrEnum
+from typing import Any, ClassVar, Union
 
 JOKER = 100
 """The internal value of a Joker (R25); it scores `joker_value`, never 100."""
 
-Variant = Literal["allegra", "grande"]
+
+
+class Variant(StrEnum):
+    """The two games. A StrEnum, so a member *is* the string the logs have always carried
+    ("allegra", "grande"): it equals and hashes as that string, formats as it and is packed
+    by msgpack and json as it, so a genesis, a replay's tags, an mDNS ad and every hash keep
+    their bytes, while the code compares members, not strings a typo could break. (`repr`
+    differs: `to_dict` writes `.value`, because the state hash reprs the ruleset dict.)"""
+
+    ALLEGRA = "allegra"
+    GRANDE = "grande"
 
 # R12: our own split of ALLEGRA's 120 cards -1..11 (the published one is unknown).
 ALLEGRA_COUNTS: tuple[tuple[int, int], ...] = (
@@ -38,7 +49,7 @@ class _Common:
     double_only_positive: bool = True  # R10
     cleared_to_discard: bool = False  # R7
 
-    variant: ClassVar[str]
+    variant: ClassVar[Variant]
     min_players: ClassVar[int]
     max_players: ClassVar[int]
     LEGACY: ClassVar[dict[str, Any]] = {}
@@ -64,7 +75,7 @@ class _Common:
 
     def to_dict(self) -> dict[str, Any]:
         """A plain dict (str keys; ints, bools and lists only) for the genesis event."""
-        d: dict[str, Any] = {"variant": self.variant}
+        d: dict[str, Any] = {"variant": self.variant.value}  # plain str: state_hash reprs it
         for f in fields(self):
             v = getattr(self, f.name)
             if f.name in self.LEGACY and self.LEGACY[f.name] == v:
@@ -87,7 +98,7 @@ class _Common:
 
     @property
     def title(self) -> str:
-        return "ALLEGRA" if self.variant == "allegra" else "ALLEGRA Grande"
+        return "ALLEGRA" if self.variant is Variant.ALLEGRA else "ALLEGRA Grande"
 
     def _validate(self) -> None:
         if not 1 <= self.rounds <= 99:
@@ -109,7 +120,7 @@ class AllegraRuleset(_Common):
     card_counts: tuple[tuple[int, int], ...] = ALLEGRA_COUNTS  # R12 (option)
     knock_min_players: int = 2  # R16 (option; revised: it was 3, and old logs say 3)
 
-    variant: ClassVar[str] = "allegra"
+    variant: ClassVar[Variant] = Variant.ALLEGRA
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 6
 
@@ -137,7 +148,7 @@ class GrandeRuleset(_Common):
     # `to_dict` leaves it out at that value, so an old game is rebuilt, folds and hashes as before.
     LEGACY: ClassVar[dict[str, Any]] = {"turn_up_after_13": True}
 
-    variant: ClassVar[str] = "grande"
+    variant: ClassVar[Variant] = Variant.GRANDE
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 5
 
@@ -162,17 +173,18 @@ class GrandeRuleset(_Common):
 
 Ruleset = Union[AllegraRuleset, GrandeRuleset]
 
-_BY_VARIANT: dict[str, type[AllegraRuleset] | type[GrandeRuleset]] = {
-    "allegra": AllegraRuleset,
-    "grande": GrandeRuleset,
+_BY_VARIANT: dict[Variant, type[AllegraRuleset] | type[GrandeRuleset]] = {
+    Variant.ALLEGRA: AllegraRuleset,
+    Variant.GRANDE: GrandeRuleset,
 }
 
 
 def ruleset_for(variant: str) -> Ruleset:
-    """The default ruleset of a variant ("allegra" or "grande")."""
+    """The default ruleset of a variant (a Variant, or its text "allegra" or "grande": this is
+    a border, where text from a command line or an ad is read)."""
     try:
-        return _BY_VARIANT[variant]()
-    except KeyError:
+        return _BY_VARIANT[Variant(variant)]()
+    except ValueError:
         raise RulesetError(f"unknown variant {variant!r}: choose allegra or grande") from None
 
 
@@ -181,9 +193,9 @@ def ruleset_from_dict(d: Any) -> Ruleset:
     if not isinstance(d, dict):
         raise RulesetError("a ruleset is a map")
     variant = d.get("variant")
-    cls = _BY_VARIANT.get(variant) if isinstance(variant, str) else None
-    if cls is None:
+    if not isinstance(variant, str) or variant not in _BY_VARIANT:
         raise RulesetError(f"unknown variant {variant!r}")
+    cls = _BY_VARIANT[Variant(variant)]  # the border: a decoded log's text becomes a Variant
     known = {f.name: f for f in fields(cls)}
     kwargs: dict[str, Any] = dict(cls.LEGACY)  # absent: the rule of a log older than the field
     for key, value in d.items():
@@ -212,5 +224,5 @@ def ruleset_from_dict(d: Any) -> Ruleset:
 
 __all__ = [
     "JOKER", "ALLEGRA_COUNTS", "GRANDE_COUNTS", "AllegraRuleset", "GrandeRuleset",
-    "Ruleset", "RulesetError", "ruleset_for", "ruleset_from_dict",
+    "Ruleset", "RulesetError", "Variant", "ruleset_for", "ruleset_from_dict",
 ]

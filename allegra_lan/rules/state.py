@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from enum import IntEnum
+from enum import IntEnum, StrEnum
 from typing import Any
 
 from .cards import CardSource
 from .effects import Effect
-from .ruleset import Ruleset
+from .ruleset import Ruleset, Variant
 
 HOLE = -1
 """A place whose card was cleared (R5): it matches nothing and breaks adjacency."""
@@ -35,30 +35,48 @@ class Phase(IntEnum):
     OVER = 10
 
 
-DECISION_KIND = {
-    Phase.REVEAL: "reveal",
-    Phase.DRAW: "draw",
-    Phase.DRAW_SECOND: "draw_second",
-    Phase.PLAY: "play",
-    Phase.TURN_UP: "turn_up",
-    Phase.PEEK_LINE: "peek_line",
-    Phase.PEEK_CARD: "peek_card",
-    Phase.REPLACE_OPEN: "replace_open",
-    Phase.PLACE_GIVEN: "place_given",
-    Phase.EXCHANGE: "exchange",
+class DecisionKind(StrEnum):
+    """What a seat must decide next (`to_act(state).kind`). A StrEnum, so a member is the very
+    string these kinds always were ("reveal", "place_given", ...): it equals, hashes and
+    formats as that string, so text built from it and code that still compares with the plain
+    string read the same, while the rules, bots and client compare members a typo cannot miss."""
+
+    REVEAL = "reveal"
+    DRAW = "draw"
+    DRAW_SECOND = "draw_second"
+    PLAY = "play"
+    TURN_UP = "turn_up"
+    PEEK_LINE = "peek_line"
+    PEEK_CARD = "peek_card"
+    REPLACE_OPEN = "replace_open"
+    PLACE_GIVEN = "place_given"
+    EXCHANGE = "exchange"
+
+
+DECISION_KIND: dict[Phase, DecisionKind] = {
+    Phase.REVEAL: DecisionKind.REVEAL,
+    Phase.DRAW: DecisionKind.DRAW,
+    Phase.DRAW_SECOND: DecisionKind.DRAW_SECOND,
+    Phase.PLAY: DecisionKind.PLAY,
+    Phase.TURN_UP: DecisionKind.TURN_UP,
+    Phase.PEEK_LINE: DecisionKind.PEEK_LINE,
+    Phase.PEEK_CARD: DecisionKind.PEEK_CARD,
+    Phase.REPLACE_OPEN: DecisionKind.REPLACE_OPEN,
+    Phase.PLACE_GIVEN: DecisionKind.PLACE_GIVEN,
+    Phase.EXCHANGE: DecisionKind.EXCHANGE,
 }
 
-DECISION_WORDS = {
-    "reveal": "turn up a card to start the round",
-    "draw": "draw a card",
-    "draw_second": "draw the second card",
-    "play": "play a card in hand",
-    "turn_up": "turn up a closed card",
-    "peek_line": "look at a row or column (-2)",
-    "peek_card": "look at a closed card (5)",
-    "replace_open": "replace an open card with a closed one (13)",
-    "place_given": "place the card given to you",
-    "exchange": "take a card from the knocker's area",
+DECISION_WORDS: dict[DecisionKind, str] = {
+    DecisionKind.REVEAL: "turn up a card to start the round",
+    DecisionKind.DRAW: "draw a card",
+    DecisionKind.DRAW_SECOND: "draw the second card",
+    DecisionKind.PLAY: "play a card in hand",
+    DecisionKind.TURN_UP: "turn up a closed card",
+    DecisionKind.PEEK_LINE: "look at a row or column (-2)",
+    DecisionKind.PEEK_CARD: "look at a closed card (5)",
+    DecisionKind.REPLACE_OPEN: "replace an open card with a closed one (13)",
+    DecisionKind.PLACE_GIVEN: "place the card given to you",
+    DecisionKind.EXCHANGE: "take a card from the knocker's area",
 }
 
 
@@ -67,7 +85,7 @@ class Decision:
     """Who must act next, and what kind of decision it is."""
 
     seat: int
-    kind: str
+    kind: DecisionKind
 
     def __str__(self) -> str:
         return f"seat {self.seat}: {DECISION_WORDS[self.kind]}"
@@ -183,7 +201,7 @@ class State:
         return s
 
     @property
-    def variant(self) -> str:
+    def variant(self) -> Variant:
         return self.ruleset.variant
 
     def card_count(self) -> int:

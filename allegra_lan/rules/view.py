@@ -13,8 +13,8 @@ from typing import NamedTuple
 from .effects import Effect, Peeked
 from .engine import area_slots, peeked_value, to_act
 from .moves import Slot
-from .ruleset import Ruleset
-from .state import HOLE, Decision, RoundResult, State
+from .ruleset import Ruleset, Variant
+from .state import HOLE, Decision, DecisionKind, RoundResult, State
 
 
 class CardView(NamedTuple):
@@ -64,7 +64,7 @@ class SeatView:
     effects: tuple[Effect, ...]
 
     @property
-    def variant(self) -> str:
+    def variant(self) -> Variant:
         return self.ruleset.variant
 
     @property
@@ -77,7 +77,7 @@ class SeatView:
     def area(self, seat: int | None = None) -> list[Slot]:
         """The places `seat` plays on (its display; in ALLEGRA its area, R13)."""
         seat = self.seat if seat is None else seat
-        if self.ruleset.variant == "grande":
+        if self.ruleset.variant is Variant.GRANDE:
             d = self.displays[seat]
             return [Slot(seat, r, c) for r in range(len(d)) for c in range(len(d[0]) if d else 0)]
         left = (seat + 1) % self.players
@@ -176,4 +176,7 @@ def full_view(state: State) -> SeatView:
     return replace(v, seat=-1, displays=displays, effects=tuple(state.effects))
 
 
-__all__ = ["CardView", "HandCard", "SeatView", "SPECTATOR", "view", "full_view", "area_slots"]
+# DecisionKind is part of a view (`SeatView.decision.kind`): a bot, which reads views and
+# never the state module, takes it from here.
+__all__ = ["CardView", "HandCard", "SeatView", "DecisionKind", "SPECTATOR", "view", "full_view",
+           "area_slots"]

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..net.peer.core import UNCONFIRMED
 from ..rules import to_act
-from ..table import TAKEOVER
+from ..table import CEREMONY_STAGES, TAKEOVER
 from .invariants import (
     Outcome, Verdicts, check_finished, check_logs, check_prefix, check_takeovers, check_verify,
 )
@@ -56,7 +56,7 @@ class Result:
     facts: Counter[str] = field(default_factory=Counter)
 
 
-SETUP_GAVE_UP = tuple(f"did not send its {stage}" for stage in ("accept", "commit", "reveal"))
+SETUP_GAVE_UP = tuple(f"did not send its {stage}" for stage in CEREMONY_STAGES)
 
 
 def replay_command(seed: int, options: Options) -> str:

@@ -13,6 +13,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..rules.ruleset import Variant
 from .net import LinkSpec
 
 NETWORK_FAULTS = ("cut", "stall", "partition", "duplicate", "kill", "powercut", "gone")
@@ -94,7 +95,7 @@ class FaultPlan:
 class Scenario:
     seed: int
     options: Options
-    variant: str
+    variant: Variant
     players: int
     rounds: int
     takeover: int
@@ -131,20 +132,20 @@ class Scenario:
                 f"  {seats}\n  faults: {faults}{extra}")
 
 
-def _players_range(variant: str) -> tuple[int, int]:
-    return (2, 6) if variant == "allegra" else (2, 5)
+def _players_range(variant: Variant) -> tuple[int, int]:
+    return (2, 6) if variant is Variant.ALLEGRA else (2, 5)
 
 
 def scenario(seed: int, options: Options = Options()) -> Scenario:
     """Everything of one run, drawn from `seed` (see the module doc)."""
     rng = random.Random(seed)
     allowed = options.faults
-    variant = rng.choice(("allegra", "grande"))
+    variant = rng.choice((Variant.ALLEGRA, Variant.GRANDE))  # this order: a seed draws as it always did
     lo, hi = options.peers
     vlo, vhi = _players_range(variant)
     if hi > vhi:  # grande seats at most 5: fall back to allegra for a 6-peer draw
         if lo > vhi:
-            variant, (vlo, vhi) = "allegra", _players_range("allegra")
+            variant, (vlo, vhi) = Variant.ALLEGRA, _players_range(Variant.ALLEGRA)
     n_nodes = rng.randint(max(lo, vlo), min(hi, vhi))
     players = n_nodes + (1 if n_nodes < vhi and rng.random() < 0.2 else 0)
     rounds = rng.choices((1, 2, 3), weights=(6, 3, 1))[0]

@@ -38,7 +38,7 @@ from ..log.codec import decode
 from ..net.peer import Peer, ResumeError, SeatSpec, knock_window
 from ..net.seats_file import MAX_SEATS_FILE, SeatsFileError, check_seats
 from ..rules import Give, legal_moves, to_act
-from ..table import Refused
+from ..table import CEREMONY_STAGES, Refused, Stage
 from .adversary import Attack, Stranger, make_attack
 from .disk import Disk
 from .net import Clock, Conn, Network
@@ -51,7 +51,7 @@ QUIET = 150.0  # virtual seconds without a new event, all faults over: the game 
 SAMPLE_EVERY = 25  # inputs between samples of the peers' pending state
 DUPLICABLE = frozenset({"have", "events", "knock", "ping"})  # a shell may resend these
 HISTORY = 64  # frames kept per direction for duplication
-SETUP_STAGES = ("genesis", "accept", "commit", "reveal")
+SETUP_STAGES = (Stage.GENESIS, *CEREMONY_STAGES)
 SPIN = 200  # ticks of one peer at one virtual instant: it asks for a timer not after now, forever
 LINGER = 10.0  # seconds a finished peer waits for the others to confirm (net/peer/config.py)
 DIAL_TIMEOUT = 5.0  # seconds a dial to a machine that does not answer takes to fail (net/node.py)
@@ -619,7 +619,7 @@ class World:
                                   n, n.incarnation)
             return
         state = peer.table.state
-        if state is None or peer.table.stage() != "play":
+        if state is None or peer.table.stage() is not Stage.PLAY:
             return
         head = peer.table.head
         d = to_act(state)

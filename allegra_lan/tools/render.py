@@ -15,7 +15,7 @@ from typing import Sequence, TextIO
 from allegra_lan.log.identity import fingerprint
 from allegra_lan.log.replay import ReplayError, read_replay
 from allegra_lan.names import name_of
-from allegra_lan.rules import JOKER, CardView, SeatView, State, full_view, ruleset_from_dict, view
+from allegra_lan.rules import JOKER, CardView, SeatView, State, Variant, full_view, ruleset_from_dict, view
 from allegra_lan.rules.state import DECISION_WORDS
 from allegra_lan.table import Table
 from allegra_lan.tool_args import add_show_arguments
@@ -53,7 +53,7 @@ def _grid_lines(v: SeatView, seat: int, names: Sequence[str]) -> list[str]:
     rows = v.displays[seat]
     cols = len(rows[0]) if rows else 0
     # ALLEGRA (R13): a seat's rightmost column is also part of its right-hand neighbour's area.
-    shared = v.variant == "allegra" and cols > 0
+    shared = v.variant is Variant.ALLEGRA and cols > 0
 
     def line(cells: Sequence[str]) -> str:
         parts = [c.rjust(CELL) for c in cells]

@@ -23,7 +23,7 @@ from allegra_lan.fold import fold_log
 from allegra_lan.log.envelope import Event
 from allegra_lan.log.identity import KEY_FILE, IdentityError, data_dir, fingerprint, key_dir, load_or_create
 from allegra_lan.log.replay import SUFFIX, ReplayError, read_replay
-from allegra_lan.rules import ruleset_for, to_act
+from allegra_lan.rules import Variant, ruleset_for, to_act
 from allegra_lan.rules.effects import Cleared
 from allegra_lan.table import Table
 from allegra_lan.tools import prog_of, usage_error
@@ -36,7 +36,7 @@ NAMED_AT_MOST = 5  # unreadable files named in the one line about them; the rest
 class GameStats:
     """One finished game of yours, as its log tells it."""
 
-    variant: str
+    variant: Variant
     players: int
     won: bool
     total: int
@@ -49,7 +49,7 @@ class GameStats:
 class Group:
     """Your games of one variant and player count, summed."""
 
-    variant: str
+    variant: Variant
     players: int
     games: int = 0
     wins: int = 0
@@ -79,12 +79,12 @@ class Group:
 class Stats:
     """Everything `allegra stats` found in one directory."""
 
-    groups: dict[tuple[str, int], Group] = field(default_factory=dict)
+    groups: dict[tuple[Variant, int], Group] = field(default_factory=dict)
     unfinished: int = 0
     others: int = 0  # games in which your key holds no seat (headless bots, other profiles)
     unreadable: list[tuple[Path, str]] = field(default_factory=list)
 
-    def group(self, variant: str, players: int) -> Group | None:
+    def group(self, variant: Variant, players: int) -> Group | None:
         return self.groups.get((variant, players))
 
 
@@ -192,7 +192,7 @@ def format_table(stats: Stats) -> list[str]:
     return rows
 
 
-def brief(stats: Stats, variant: str, players: int) -> str:
+def brief(stats: Stats, variant: Variant, players: int) -> str:
     """One line after a game: your record at this variant and player count."""
     g = stats.group(variant, players)
     title = ruleset_for(variant).title
@@ -211,7 +211,7 @@ def my_key() -> bytes | None:
     return load_or_create(where)[0].public
 
 
-def after_game_lines(variant: str, players: int, games_dir: Path | None = None) -> list[str]:
+def after_game_lines(variant: Variant, players: int, games_dir: Path | None = None) -> list[str]:
     """What `allegra play` prints when it ends: one line of your record, and one about
     unreadable files if any. Never raises: a figure is not worth a traceback."""
     try:

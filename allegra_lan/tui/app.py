@@ -35,6 +35,8 @@ from allegra_lan.rules import (
 )
 from allegra_lan.rules.effects import EndTriggered, GameEnded, RoundEnded
 from allegra_lan.rules.state import DECISION_WORDS, Phase
+from allegra_lan.rules.state import DecisionKind
+from allegra_lan.rules.ruleset import Variant
 from allegra_lan.table import Refused
 
 from allegra_lan.rules_text import rules_text
@@ -189,12 +191,12 @@ class PlayClient:
     def _prompt(self, v: SeatView) -> str:
         d = self._my_decision()
         assert d is not None
-        if d.kind == "play" and len(v.hand) > 1:
+        if d.kind is DecisionKind.PLAY and len(v.hand) > 1:
             h = v.hand[self.hand_index % len(v.hand)]
             return f"Your turn: play a card in hand (chosen: the {value_text(h.value)})"
         if self.swap_first is not None:
             return "Swap: choose the second card"
-        if d.kind == "exchange":
+        if d.kind is DecisionKind.EXCHANGE:
             if self.take is None:
                 return f"Take a card from {name_of(self.names, self._knocker())}'s area"
             return "Put it in place of one of your cards"
@@ -217,7 +219,7 @@ class PlayClient:
     def _offered_knockers(self) -> frozenset[int]:
         """ALLEGRA R16: the seats that knocked for the card just drawn (asked once per draw)."""
         state = self.game.state
-        if state.ruleset.variant != "allegra" or state.phase is not Phase.PLAY:
+        if state.ruleset.variant is not Variant.ALLEGRA or state.phase is not Phase.PLAY:
             return frozenset()
         seq = self.game.table.seq
         if self._knockers is not None and self._knockers[0] == seq:
@@ -257,12 +259,12 @@ class PlayClient:
             return "waiting"
         if self.swap_first is not None:
             return "swap_second"
-        if d.kind == "exchange" and self.take is not None:
+        if d.kind is DecisionKind.EXCHANGE and self.take is not None:
             return "exchange_put"
         return str(d.kind)
 
-    def _variant(self) -> str:
-        return str(self.game.state.ruleset.variant)
+    def _variant(self) -> Variant:
+        return self.game.state.ruleset.variant
 
     def bindings_now(self) -> list[tuple[str, str, Key]]:
         """The footer as (key as written, what it does, its binding): only keys that do
@@ -345,7 +347,7 @@ class PlayClient:
         """A key that does nothing now: say what would, in a player's words."""
         if situation == "waiting":
             who = to_act(self.game.state)
-            if key == "y" and self._variant() == "allegra":
+            if key == "y" and self._variant() is Variant.ALLEGRA:
                 self._say("You can knock only right after another player draws from the deck.",
                           refused=True)
             elif who is None:
@@ -353,8 +355,8 @@ class PlayClient:
             elif key not in CURSOR_KEYS and key != "escape":
                 self._say(f"Wait: it is {name_of(self.names, who.seat)}'s turn.", refused=True)
             return
-        if situation in ("draw", "draw_second") and key in ("enter", " "):
-            swap = " or s to swap two cards" if situation == "draw" and self._variant() == "grande" else ""
+        if situation in (DecisionKind.DRAW, DecisionKind.DRAW_SECOND) and key in ("enter", " "):
+            swap = " or s to swap two cards" if situation == DecisionKind.DRAW and self._variant() is Variant.GRANDE else ""
             self._say(f"Draw first: d from the deck, t from the discard pile{swap}.", refused=True)
             return
         if key == "escape":
@@ -592,7 +594,7 @@ class PlayClient:
                 self.hint = tip
         # The cursor follows the decision: the knocker's area to take from, else one's own.
         d = to_act(self.game.state)
-        if d is not None and d.seat == self.human and d.kind == "exchange":
+        if d is not None and d.seat == self.human and d.kind is DecisionKind.EXCHANGE:
             self._point_at(self._knocker())
         elif self.board != self.human:
             self._point_at(self.human)

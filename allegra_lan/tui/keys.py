@@ -17,8 +17,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-GRANDE = "grande"
-ALLEGRA = "allegra"
+from allegra_lan.rules.ruleset import Variant
+from allegra_lan.rules.state import DecisionKind as K
+
+GRANDE = Variant.GRANDE
+ALLEGRA = Variant.ALLEGRA
 BOTH = frozenset({GRANDE, ALLEGRA})
 
 CURSOR_KEYS = ("left", "right", "up", "down", "h", "j", "k", "l")
@@ -41,7 +44,7 @@ class Key:
     action: str
     help: str = ""
     move: str | None = None
-    variants: frozenset[str] = BOTH
+    variants: frozenset[Variant] = BOTH
     footer: bool = True
 
     @property
@@ -50,7 +53,7 @@ class Key:
 
 
 def _k(names: str | tuple[str, ...], label: str, does: str, action: str, help: str = "", *,
-       move: str | None = None, variants: Iterable[str] = BOTH, footer: bool = True) -> Key:
+       move: str | None = None, variants: Iterable[Variant] = BOTH, footer: bool = True) -> Key:
     tup = (names,) if isinstance(names, str) else names
     return Key(tup, label, does, action, help, move, frozenset(variants), footer)
 
@@ -64,13 +67,13 @@ _COMMON = (_HELP, _RULES, _QUIT)
 _CHOOSE_HELP = "choose the card under the cursor (space too)"
 
 #: situation -> its keys, in footer order. Situations of one's own turn are decision kinds
-#: (rules/state.py DECISION_WORDS) and a few steps within one (swap_second, exchange_put).
+#: (rules/state.py DecisionKind, K here) and a few steps within one (swap_second, exchange_put).
 TABLE: dict[str, tuple[Key, ...]] = {
-    "reveal": (_MOVE, _k(CHOOSE, "enter", "turn up", "turn_up", _CHOOSE_HELP, move="TurnUp"),
+    K.REVEAL: (_MOVE, _k(CHOOSE, "enter", "turn up", "turn_up", _CHOOSE_HELP, move="TurnUp"),
                *_COMMON),
-    "turn_up": (_MOVE, _k(CHOOSE, "enter", "turn up", "turn_up", _CHOOSE_HELP, move="TurnUp"),
+    K.TURN_UP: (_MOVE, _k(CHOOSE, "enter", "turn up", "turn_up", _CHOOSE_HELP, move="TurnUp"),
                 *_COMMON),
-    "draw": (
+    K.DRAW: (
         _MOVE,
         _k("d", "d", "draw from deck", "draw", "draw the top card of the deck", move="DrawFromDeck"),
         _k("t", "t", "take discard", "take", "take the top card of the discard pile",
@@ -84,13 +87,13 @@ TABLE: dict[str, tuple[Key, ...]] = {
         _k(CHOOSE, "enter", "swap with this", "swap", _CHOOSE_HELP, move="Swap", variants={GRANDE}),
         _k("escape", "esc", "cancel", "cancel", "cancel a choice made so far"),
         *_COMMON),
-    "draw_second": (
+    K.DRAW_SECOND: (
         _MOVE,
         _k("d", "d", "draw from deck", "draw", "draw the top card of the deck", move="DrawFromDeck"),
         _k("t", "t", "take discard", "take", "take the top card of the discard pile",
            move="TakeDiscard"),
         *_COMMON),
-    "play": (
+    K.PLAY: (
         _MOVE,
         _k(("1", "2"), "1/2", "choose card", "choose_hand",
            "which card in hand to play, when you hold two", move="Place", variants={GRANDE}),
@@ -101,7 +104,7 @@ TABLE: dict[str, tuple[Key, ...]] = {
            "give the card you drew to that seat, who knocked for it", move="Give",
            variants={ALLEGRA}),
         *_COMMON),
-    "peek_line": (
+    K.PEEK_LINE: (
         _MOVE,
         _k(CHOOSE, "enter", "peek at this row", "peek_row",
            "after a -2: peek at the cursor's row (space too)",
@@ -110,13 +113,13 @@ TABLE: dict[str, tuple[Key, ...]] = {
            "after a -2: peek at the cursor's column", move="PeekLine",
            variants={GRANDE}),
         *_COMMON),
-    "peek_card": (_MOVE, _k(CHOOSE, "enter", "peek at this card", "peek_card", _CHOOSE_HELP,
+    K.PEEK_CARD: (_MOVE, _k(CHOOSE, "enter", "peek at this card", "peek_card", _CHOOSE_HELP,
                             move="PeekCard", variants={GRANDE}), *_COMMON),
-    "replace_open": (_MOVE, _k(CHOOSE, "enter", "replace this open card", "replace_open",
+    K.REPLACE_OPEN: (_MOVE, _k(CHOOSE, "enter", "replace this open card", "replace_open",
                                _CHOOSE_HELP, move="ReplaceOpen", variants={GRANDE}), *_COMMON),
-    "place_given": (_MOVE, _k(CHOOSE, "enter", "place the given card", "place_given",
+    K.PLACE_GIVEN: (_MOVE, _k(CHOOSE, "enter", "place the given card", "place_given",
                               _CHOOSE_HELP, move="Place", variants={ALLEGRA}), *_COMMON),
-    "exchange": (_MOVE, _k(CHOOSE, "enter", "take this card", "exchange_take", _CHOOSE_HELP,
+    K.EXCHANGE: (_MOVE, _k(CHOOSE, "enter", "take this card", "exchange_take", _CHOOSE_HELP,
                            move="Exchange", variants={ALLEGRA}), *_COMMON),
     "exchange_put": (
         _MOVE,
@@ -142,12 +145,12 @@ TABLE: dict[str, tuple[Key, ...]] = {
 }
 
 
-def bindings(variant: str, situation: str) -> tuple[Key, ...]:
+def bindings(variant: Variant, situation: str) -> tuple[Key, ...]:
     """The keys of one situation in one variant, in footer order."""
     return tuple(k for k in TABLE.get(situation, _COMMON) if variant in k.variants)
 
 
-def lookup(variant: str, situation: str, key: str) -> Key | None:
+def lookup(variant: Variant, situation: str, key: str) -> Key | None:
     """The binding a key press means now, or None: the key does nothing in this situation."""
     fallback = None
     for k in bindings(variant, situation):
@@ -158,11 +161,11 @@ def lookup(variant: str, situation: str, key: str) -> Key | None:
     return fallback
 
 
-TURN_SITUATIONS = ("reveal", "turn_up", "draw", "swap_second", "draw_second", "play", "peek_line",
-                   "peek_card", "replace_open", "place_given", "exchange", "exchange_put")
+TURN_SITUATIONS = (K.REVEAL, K.TURN_UP, K.DRAW, "swap_second", K.DRAW_SECOND, K.PLAY, K.PEEK_LINE,
+                   K.PEEK_CARD, K.REPLACE_OPEN, K.PLACE_GIVEN, K.EXCHANGE, "exchange_put")
 
 
-def game_keys(variant: str) -> frozenset[str]:
+def game_keys(variant: Variant) -> frozenset[str]:
     """Every key that makes or chooses a move in some situation of one's own turn."""
     return frozenset(n for sit in TURN_SITUATIONS for k in bindings(variant, sit)
                      if k.move is not None for n in k.names)
@@ -182,7 +185,7 @@ def check_table() -> list[str]:
     return clashes
 
 
-def help_entries(variant: str) -> list[tuple[str, str]]:
+def help_entries(variant: Variant) -> list[tuple[str, str]]:
     """(how the key is written, what it does) for every key of a variant, once each, in table
     order: the help screen. A key written the same with the same help text is listed once."""
     out: list[tuple[str, str]] = []

@@ -27,12 +27,12 @@ import trio
 
 from allegra_lan.log.identity import Identity, fingerprint, profile_name
 from allegra_lan.names import name_of
-from allegra_lan.rules import Give, IllegalMove, Move, apply, legal_moves, ruleset_for, to_act, view
-from allegra_lan.rules.state import Phase
+from allegra_lan.rules import Give, IllegalMove, Move, Variant, apply, legal_moves, ruleset_for, to_act, view
+from allegra_lan.rules.state import DecisionKind, Phase
 from allegra_lan.table import TAKEOVER, Refused, Table
 
 from ..net.discovery import Browser, DiscoveryError, TableAd, TableChanged, TableGone, TableSeen
-from ..net.handshake import HandshakeError
+from ..net.handshake import SAME_KEY_CODE, HandshakeError
 from ..net.node import KNOCK_WINDOW, Node
 from ..net.session import JoinError, ResumeError, SeatSpec, run_guest, run_host, run_resume
 from .app import MOVES_KEPT, Pace, PlayClient
@@ -130,7 +130,7 @@ class NetPlayClient(PlayClient):
     def _offered_knockers(self) -> frozenset[int]:
         """The seats whose signed knock for this draw reached us (they come in as we wait)."""
         state = self.game.state
-        if state.ruleset.variant != "allegra" or state.phase is not Phase.PLAY:
+        if state.ruleset.variant is not Variant.ALLEGRA or state.phase is not Phase.PLAY:
             return frozenset()
         answers = self.net.node.knocks.get(self.net.mirror.head, {})
         gives = {m.to for m in legal_moves(state) if isinstance(m, Give)}
@@ -176,7 +176,7 @@ class NetPlayClient(PlayClient):
         if state is None or self.net.mirror.head != self.net.node.table.head:
             return False
         d = to_act(state)
-        if d is None or d.seat == self.human or d.kind != "play":
+        if d is None or d.seat == self.human or d.kind is not DecisionKind.PLAY:
             return False
         if not any(isinstance(m, Give) and m.to == self.human for m in legal_moves(state)):
             return False
@@ -230,11 +230,11 @@ def _times(note: str) -> int:
     return int(m.group(2)) if m else 1
 
 
-def same_key_words(error: str, me: Identity) -> str | None:
-    """One line for a handshake refused because both ends show our own key (a second
-    terminal of the same person, on the same config directory), or None for any other
-    error: the handshake's own words ("a reflected hello ...") tell a person nothing."""
-    if me.fingerprint not in error or "own key" not in error:
+def same_key_words(e: BaseException) -> str | None:
+    """One line for a handshake refused because both ends show one key (a second terminal of
+    the same person, on the same data directory), or None for any other failure: the
+    handshake's own words ("a reflected hello ...") tell a person nothing."""
+    if not isinstance(e, (HandshakeError, JoinError)) or e.code != SAME_KEY_CODE:
         return None
     return "refused: your key already sits at this table; --profile NAME gives another"
 
@@ -292,10 +292,6 @@ class NetClient:
 
     def say(self, text: str) -> None:
         """A note from the network (who connected, who is missing, refused messages)."""
-        if text.startswith("refused a connection: "):  # the host saw a guest with our own key
-            words = same_key_words(text, self.identity)
-            if words is not None:
-                text = "refused your key from a second terminal: join there with --profile NAME"
         if self.notes and _base(self.notes[-1]) == text:  # "waiting for players ..." once, counted
             seen = _times(self.notes[-1]) + 1
             self.notes[-1] = f"{text} (x{seen})"
@@ -506,14 +502,14 @@ class NetClient:
         self.tables.clear()  # the browse starts anew and lists what is there now
         self.selected = 0
         self._auto = False  # a table named on the command line is not joined again by itself
-        same = same_key_words(str(e), self.identity)  # one line of 80 whatever the table's name
+        same = same_key_words(e)  # one line of 80 whatever the table's name
         self.failure = same or f"{ad.name!r} refused: {e}"
         self.message, self.refused = self.failure, True
         self.on_change()
         return True
 
     def _reason(self, e: BaseException) -> str:
-        return same_key_words(str(e), self.identity) or str(e)
+        return same_key_words(e) or str(e)
 
     async def _choose_table(self) -> TableAd:
         """Browse until the person picks a table (or the one named on the command line)."""

@@ -24,7 +24,7 @@ from allegra_lan.local import LocalGame, Player, log_tags, simulated_setup
 from allegra_lan.log.identity import Identity, IdentityError, data_dir, load_or_create
 from allegra_lan.files import WriteFailed
 from allegra_lan.log.replay import ReplayWriter, game_stem
-from allegra_lan.rules import RulesetError, ruleset_for
+from allegra_lan.rules import RulesetError, Variant, ruleset_for
 
 from .app import Pace, PlayClient, make_application
 
@@ -37,7 +37,7 @@ class PlayError(ValueError):
 
 @dataclass(frozen=True)
 class PlayArgs:
-    variant: str = "grande"
+    variant: Variant = Variant.GRANDE
     players: int = 4
     bots: tuple[str, ...] = ("greedy",)
     seed: int | None = None

@@ -41,6 +41,7 @@ from allegra_lan.names import name_of  # re-exported: the one seat name (allegra
 from allegra_lan.rules import JOKER, CardView, RoundResult, SeatView, Slot
 from allegra_lan.rules import geometry
 from allegra_lan.rules.state import DECISION_WORDS
+from allegra_lan.rules.ruleset import Variant
 
 Fragment = tuple[str, str]
 Line = list[Fragment]
@@ -273,7 +274,7 @@ def area_layout(v: SeatView, seat: int) -> list[list[Slot | None]]:
     `rules.geometry`): each row is the left neighbour's shared column, then the seat's
     own four columns, so what is drawn side by side is what clears together."""
     rows = v.displays[seat]
-    if v.variant == "allegra" and v.players > 1 and len(rows) == geometry.ROWS:
+    if v.variant is Variant.ALLEGRA and v.players > 1 and len(rows) == geometry.ROWS:
         return [list(row) for row in geometry.area_rows(v.players, seat)]
     ncols = len(rows[0]) if rows else 0
     return [[Slot(seat, r, c) for c in range(ncols)] for r in range(len(rows))]
@@ -390,7 +391,7 @@ def display_block(v: SeatView, ui: UiState, seat: int, cell: int, big: bool,
     column first (headed with its owner's name), set off by `|`, then the seat's own four
     columns, its own shared column set off by `|` too. Small: the display alone."""
     look = Look(cell, box, spacing, tall)
-    allegra = v.variant == "allegra"
+    allegra = v.variant is Variant.ALLEGRA
     layout = area_layout(v, seat) if big else [
         [Slot(seat, r, c) for c in range(len(row))] for r, row in enumerate(v.displays[seat])]
     own_cols = len(v.displays[seat][0]) if v.displays[seat] else 0
@@ -457,7 +458,7 @@ def display_block(v: SeatView, ui: UiState, seat: int, cell: int, big: bool,
 
 def _area_notes(v: SeatView, ui: UiState, focus: int, width: int) -> list[Line]:
     """ALLEGRA: which columns of the big display are shared, with whom, in words."""
-    if v.variant != "allegra" or v.players < 2:
+    if v.variant is not Variant.ALLEGRA or v.players < 2:
         return []
     left = name_of(ui.names, geometry.left_neighbour(v.players, focus))
     right = name_of(ui.names, geometry.right_neighbour(v.players, focus))
@@ -544,7 +545,7 @@ def _panel(v: SeatView, ui: UiState, width: int, height: int) -> list[Line]:
     if ui.status:
         out.extend(_wrapped(ui.status, width, "class:status"))
     items: list[Fragment] = [("class:label", "? closed"), ("class:label", ". cleared")]
-    if v.variant == "allegra":
+    if v.variant is Variant.ALLEGRA:
         items.append(("class:shared", "| shared"))
     if ui.last_slots:
         items.append(("class:last", "* last move"))
@@ -617,7 +618,7 @@ def _opponents(v: SeatView, focus: int) -> list[int]:
     neighbouring displays; the focus seat's left neighbour is drawn last, nearest its
     column. Grande: play order after the focus."""
     n = v.players
-    if v.variant == "allegra":
+    if v.variant is Variant.ALLEGRA:
         return [(focus + i) % n for i in range(n - 1, 0, -1)]
     return [(focus + i) % n for i in range(1, n)]
 
@@ -629,7 +630,7 @@ def _small_cell(v: SeatView, seats: Sequence[int], width: int, sizes: Sequence[i
         for s in seats:
             rows = v.displays[s]
             cols = len(rows[0]) if rows else 0
-            total += max(cols * cell + (1 if v.variant == "allegra" else 0), 14) + 2
+            total += max(cols * cell + (1 if v.variant is Variant.ALLEGRA else 0), 14) + 2
         if total <= width + 2:
             return cell
     return sizes[-1]
@@ -720,9 +721,9 @@ def _result_block(v: SeatView, ui: UiState, r: RoundResult, seat: int, cell: int
     neighbour's shared column first, so the cards drawn add up to the sum shown."""
     rows = r.displays[seat]
     cols = len(rows[0]) if rows else 0
-    allegra = v.variant == "allegra" and v.players > 1 and bool(rows)
+    allegra = v.variant is Variant.ALLEGRA and v.players > 1 and bool(rows)
     left = geometry.left_neighbour(v.players, seat) if allegra else seat
-    w = max(cols * cell + (1 if v.variant == "allegra" else 0) + ((cell + 1) if allegra else 0), 14)
+    w = max(cols * cell + (1 if v.variant is Variant.ALLEGRA else 0) + ((cell + 1) if allegra else 0), 14)
     name = name_of(ui.names, seat, v.seat if v.seat >= 0 else None)
     out: list[Line] = [[("class:you" if seat == v.seat else "class:name", name)]]
     if allegra:
@@ -739,7 +740,7 @@ def _result_block(v: SeatView, ui: UiState, r: RoundResult, seat: int, cell: int
             line.append(card(lrow[geometry.SHARED_COL]) if len(lrow) > geometry.SHARED_COL else ("", " " * cell))
             line.append(("class:shared", "|"))
         for c, val in enumerate(row):
-            if v.variant == "allegra" and c == cols - 1:
+            if v.variant is Variant.ALLEGRA and c == cols - 1:
                 line.append(("class:shared", "|"))
             line.append(card(val))
         out.append(line)
@@ -838,7 +839,7 @@ def _round_end(v: SeatView, ui: UiState, width: int, height: int, game: bool) ->
 # ----------------------------------------------------------------- help
 
 
-def help_lines(variant: str) -> list[str]:
+def help_lines(variant: Variant) -> list[str]:
     """The help screen: every key of the variant, read from the one key table (tui/keys.py)
     that the footer and the key handling read too, so the three cannot disagree."""
     from .keys import help_entries
@@ -851,7 +852,7 @@ def help_lines(variant: str) -> list[str]:
         "Cards: ? closed, . cleared, (7) a closed card that only you have seen.",
         "The rules: press r.",
     ]
-    if variant == "allegra":
+    if variant == Variant.ALLEGRA:
         lines.append("Your area: your display and, drawn on its left, your left neighbour's rightmost column (shared).")
     return lines
 

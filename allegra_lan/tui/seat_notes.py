@@ -23,6 +23,7 @@ from allegra_lan.rules import SeatView, Slot
 from allegra_lan.rules.effects import (
     Closed, Collapsed, EndTriggered, Placed, Revealed, RoundEnded, Swapped,
 )
+from allegra_lan.rules.state import DecisionKind
 
 from .words import describe_effects
 
@@ -138,7 +139,7 @@ def end_words(before: SeatView, actor: int, ender: int, names: Sequence[str], vi
     """Whose move left `ender` without a closed card, when it was not simply the ender's
     own turn ("" then): a knock exchange, or another seat's card in a shared column."""
     kind = before.decision.kind if before.decision is not None else ""
-    knock = kind in ("place_given", "exchange")
+    knock = kind in (DecisionKind.PLACE_GIVEN, DecisionKind.EXCHANGE)
     if actor == ender and not knock:
         return ""
     how = "knock exchange" if knock else "move"

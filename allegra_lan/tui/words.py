@@ -24,6 +24,7 @@ from allegra_lan.rules.effects import (
     Peeked, Placed, Reshuffled, Revealed, RoundEnded, Swapped,
 )
 from allegra_lan.rules.state import DECISION_WORDS, HOLE
+from allegra_lan.rules.ruleset import Variant
 
 from .screen import value_text
 
@@ -339,7 +340,7 @@ def first_time_hints(before: SeatView, after: SeatView, effects: Sequence[Effect
         if isinstance(e, Cleared):
             out.append(("clear", f"{len(e.cards)} equal face-up cards in a line were cleared: "
                                  "they count nothing."))
-        elif isinstance(e, Drawn) and e.from_deck and e.seat == me and after.variant == "grande":
+        elif isinstance(e, Drawn) and e.from_deck and e.seat == me and after.variant is Variant.GRANDE:
             value = known_values(before, after, effects).get(e.card)
             if value in ACTION_HINTS:
                 out.append(("action", ACTION_HINTS[value]))

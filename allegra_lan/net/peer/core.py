@@ -38,8 +38,8 @@ from ...bots.registry import make_bot
 from ...log.codec import encode
 from ...log.envelope import Event, EventError, decode_event
 from ...log.identity import Identity, fingerprint
-from ...rules import Decision, Move, ruleset_for, ruleset_from_dict, to_act
-from ...table import TAKEOVER, Fork, Refused, Table
+from ...rules import Decision, Move, Variant, ruleset_for, ruleset_from_dict, to_act
+from ...table import CEREMONY_STAGES, TAKEOVER, Fork, Refused, Stage, Table
 from ...text import one_line
 from ..actions import (
     Action, Changed, Close, Dial, Done, KeepFork, Note, Persist, Rewrite, Send, Timer,
@@ -118,7 +118,7 @@ class Peer(Lobbying, Playing, TakingOver):
     # ------------------------------------------------------------ construction
 
     @classmethod
-    def host(cls, identity: Identity, *, variant: str, players: int, table_name: str,
+    def host(cls, identity: Identity, *, variant: Variant, players: int, table_name: str,
              seats: list[SeatSpec], table_id: bytes, entropy: Entropy, pin: str | None = None,
              spectators: bool = False, takeover: int = 0, pace: float = 0.0,
              options: dict[str, Any] | None = None) -> "Peer":
@@ -781,7 +781,7 @@ class Peer(Lobbying, Playing, TakingOver):
             return  # one of ours, still being set up
         name = claim.name if claim else f"seat {seat}"
         stage = self.table.stage()
-        if stage in ("accept", "commit", "reveal") and waited >= config.SETUP_TIMEOUT:
+        if stage in CEREMONY_STAGES and waited >= config.SETUP_TIMEOUT:
             self._say(f"the game cannot start: {name} (seat {seat}) did not send its {stage} "
                       f"within {config.SETUP_TIMEOUT:g} s")
             self._finish(f"{name} did not send its {stage}")
@@ -789,7 +789,7 @@ class Peer(Lobbying, Playing, TakingOver):
         run = self.runners()
         connected = run.get(seat) in self.links
         later = ""
-        if not connected and self.lobby.takeover and stage == "play":
+        if not connected and self.lobby.takeover and stage is Stage.PLAY:
             present = self._present()
             away = sum(1 for owner in run.values() if owner not in present)
             if 2 * (self.table.players - away) > self.table.players:  # net/takeover.py

@@ -13,7 +13,13 @@ Entropy = Callable[[int], bytes]
 
 
 class JoinError(Exception):
-    """Joining failed; the message is one line for the player."""
+    """Joining failed; the message is one line for the player. `code` is the handshake
+    refusal's code (net/handshake.py REFUSAL_CODES) when the table refused our handshake, so a
+    client can say what to do without reading the words."""
+
+    def __init__(self, why: str, *, code: str | None = None) -> None:
+        super().__init__(why)
+        self.code = code
 
 
 class ResumeError(Exception):

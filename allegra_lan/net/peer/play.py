@@ -11,8 +11,8 @@ from ...log.ceremony import commitment
 from ...log.envelope import sign_event
 from ...log.identity import fingerprint
 from ...log.knock import KnockError, check_answer, sign_knock
-from ...rules import Decision, Give, Move, State, legal_moves, to_act, view
-from ...table import Refused, move_body
+from ...rules import Decision, DecisionKind, Give, Move, State, legal_moves, to_act, view
+from ...table import Refused, Stage, move_body
 from ..actions import SaveSeats
 from . import config
 from .data import SeatPlayer
@@ -107,15 +107,15 @@ class Playing:
             return False
         stage = t.stage()
         sp = self.players[seat]
-        if stage == "play" and sp.bot is None:
+        if stage is Stage.PLAY and sp.bot is None:
             return False  # a person's move: the terminal client calls `play_move`
-        if stage == "accept":
+        if stage is Stage.ACCEPT:
             self._publish(self._sign(seat, "accept", {}))
-        elif stage == "commit":
+        elif stage is Stage.COMMIT:
             self._publish(self._sign(seat, "commit", {"commit": commitment(sp.nonce)}))
-        elif stage == "reveal":
+        elif stage is Stage.REVEAL:
             self._publish(self._sign(seat, "reveal", {"nonce": sp.nonce}))
-        elif stage == "play":
+        elif stage is Stage.PLAY:
             return self._play(seat)
         else:
             return False
@@ -219,6 +219,6 @@ def knock_window(state: State) -> Decision | None:
     """The active seat's decision while the card it drew from the deck is open for knocks
     (ALLEGRA R16: it may give that card away), else None."""
     d = to_act(state)
-    if d is None or d.kind != "play" or not any(isinstance(m, Give) for m in legal_moves(state)):
+    if d is None or d.kind is not DecisionKind.PLAY or not any(isinstance(m, Give) for m in legal_moves(state)):
         return None
     return d

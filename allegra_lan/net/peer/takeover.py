@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ...log.envelope import sign_event
 from ...log.identity import fingerprint
 from ...log.takeover import ConsentError, check_consent, sign_consent
-from ...table import TAKEOVER
+from ...table import TAKEOVER, Stage
 from ..actions import SaveSeats
 from ..takeover import (
     ASK_AGAIN, GIVE_UP, RELEASE_AFTER, Promise, Proposal, parse_ask, proposer, seats_to_take, why_not,
@@ -35,7 +35,7 @@ class TakingOver:
         """Propose, ask again or give up a takeover as its time comes."""
         self._release_promises()
         lobby, table = self.lobby, self.table
-        if lobby is None or not lobby.takeover or self.spectator or table.stage() != "play":
+        if lobby is None or not lobby.takeover or self.spectator or table.stage() is not Stage.PLAY:
             return
         now = self._now
         p = self.proposal
