@@ -4,11 +4,12 @@
     python protocol/make_deal_vectors.py --check    # exit 1 if the committed file differs
 
 Three seats with fixed secrets deal one pile of 12 cards (PROTOCOL.md, "Fair deal: the
-cryptography"): the card points, every seat's derived keys and permutation, each shuffle
-and lock pass, every public share with its proof and what each card opens to, one
-private reveal (shares sealed to the peeker), one seat's escrow; then negative vectors a
-checker must refuse (invalid points, wrong shares, bad proofs, a duplicated card, a wrong
-sealed share, a wrong escrow piece), each with why. Every byte is deterministic, so the
+cryptography"): every seat's keys (with the proof of its deal key), permutation and
+re-encryption scalars, the joint key, the card points, each shuffle, every seat's share
+of every card with its proof and what the card opens to, a peek (the shares of all seats
+but the peeker), one seat's escrow; then negative vectors a checker must refuse (invalid
+points, wrong shares, bad proofs, rogue keys, a copied card, a wrong escrow piece), each
+with why. Every byte is deterministic, so the
 same package always writes the same file; regenerate only on a deliberate, versioned
 change of the protocol.
 """
@@ -22,11 +23,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from allegra_lan.deal import Pile, box_keypair, commitment, lock_key, make_escrow, permutation, shuffle_key, split
+from allegra_lan.deal import (
+    Pile, box_keypair, commitment, deal_key, make_escrow, make_share, open_point, permutation, rerandomizer, split,
+)
 from allegra_lan.deal.derive import frame, hash_, keyed
-from allegra_lan.deal.group import add, sc
-from allegra_lan.deal.reveal import open_point, seal, share_context
-from allegra_lan.deal.whole import deal, reveal_all, reveal_to
+from allegra_lan.deal.group import add, mul_base, sc, sub
+from allegra_lan.deal.passes import initial
+from allegra_lan.deal.whole import deal, shares_of
 
 OUT = Path(__file__).parent / "vectors" / "deal.json"
 GAME = hashlib.blake2b(b"allegra-lan/vectors/deal/game", digest_size=16).digest()
@@ -50,25 +53,24 @@ def vectors() -> dict[str, Any]:
     boxes = [box_keypair(s, GAME) for s in secrets]
     dealt = deal(PILE, secrets)
     seats = [{
-        "seat": s, "secret": secrets[s].hex(), "commitment": commitment(GAME, s, secrets[s]).hex(),
-        "box_secret": boxes[s][0].hex(), "box_key": boxes[s][1].hex(),
-        "shuffle_key": sc(shuffle_key(secrets[s], GAME, 1, 0)).hex(), "K": dealt.shuffles[s].key.hex(),
+        "seat": s, "secret": secrets[s].hex(), "commitment": dealt.keys[s].commitment.hex(),
+        "box_secret": boxes[s][0].hex(), "box_key": dealt.keys[s].box_key.hex(),
+        "x": sc(deal_key(secrets[s], GAME)).hex(), "X": dealt.keys[s].deal_key.hex(),
+        "key_proof": dealt.keys[s].key_proof.hex(),
         "permutation": permutation(secrets[s], GAME, 1, 0, PILE.size),
-        "lock_keys": [sc(lock_key(secrets[s], GAME, 1, 0, i)).hex() for i in range(PILE.size)],
+        "rerandomizers": [sc(rerandomizer(secrets[s], GAME, 1, 0, i)).hex() for i in range(PILE.size)],
     } for s in range(SEATS)]
     reveals = []
     for i in range(PILE.size):
-        shares = reveal_all(dealt, secrets, i)
-        opens = dealt.cards.card_index(open_point(dealt.final[i], [lock_key(s, GAME, 1, 0, i) for s in secrets]))
-        reveals.append({"card": i, "shares": [{"seat": r.seat, "share": r.share.hex(), "proof": r.proof.hex()}
-                                               for r in shares],
+        shares = shares_of(dealt, secrets, i)
+        opens = dealt.cards.card_index(open_point(dealt.final[i], [sh.point for sh in shares]))
+        reveals.append({"card": i, "shares": [{"seat": sh.seat, "point": sh.point.hex(), "proof": sh.proof.hex()}
+                                               for sh in shares],
                         "opens_to": opens, "value": VALUES[opens] if opens is not None else None})
-    peeks = reveal_to(dealt, secrets, PEEK_CARD, PEEKER)
-    private = {"card": PEEK_CARD, "peeker": PEEKER, "opens_to": reveals[PEEK_CARD]["opens_to"], "shares": [{
-        "seat": p.seat, "w": p.point.hex(), "proof": p.proof.hex(), "sealed": p.sealed.hex(),
-        "ephemeral_secret": keyed(secrets[p.seat], "seal-key", *share_context(PILE, p.seat, PEEK_CARD, PEEKER),
-                                  boxes[PEEKER][1], size=32).hex(),
-    } for p in peeks]}
+    others = shares_of(dealt, secrets, PEEK_CARD, but=PEEKER)
+    peek = {"card": PEEK_CARD, "peeker": PEEKER, "published_by": [sh.seat for sh in others],
+            "left_under_the_peeker_s_key": open_point(dealt.final[PEEK_CARD], [sh.point for sh in others]).hex(),
+            "opens_to": reveals[PEEK_CARD]["opens_to"]}
     holders = {h: boxes[h][1] for h in range(SEATS) if h != 0}
     pieces = split(secrets[0], GAME, 0, sorted(holders))
     escrow = {"dealer": 0, "holders": [{
@@ -80,9 +82,9 @@ def vectors() -> dict[str, Any]:
     good = reveals[2]["shares"][1]
     flipped = bytes.fromhex(good["proof"])
     flipped = flipped[:40] + bytes([flipped[40] ^ 1]) + flipped[41:]
-    dup = list(dealt.shuffles[1].points)
-    dup[4] = dup[0]
-    wrong_sealed = seal(secrets[2], (b"not the share context",), boxes[PEEKER][1], sc(lock_key(secrets[2], GAME, 1, 0, 7)))
+    copied = list(dealt.shuffles[1].cards)
+    copied[4] = copied[0]
+    rogue = sub(mul_base(12345), add(dealt.keys[0].deal_key, dealt.keys[1].deal_key))
     negative = {
         "points": [
             {"point": "01" + "00" * 31, "why": "the identity"},
@@ -95,39 +97,43 @@ def vectors() -> dict[str, Any]:
             {"point": "00" * 31, "why": "31 bytes"},
         ],
         "shares": [
-            {"seat": 1, "card": 2, "share": reveals[3]["shares"][1]["share"], "proof": good["proof"],
+            {"seat": 1, "card": 2, "point": reveals[3]["shares"][1]["point"], "proof": good["proof"],
              "why": "seat 1's share of card 3 given for card 2"},
-            {"seat": 1, "card": 2, "share": good["share"], "proof": flipped.hex(), "why": "a bit flipped in z"},
-            {"seat": 1, "card": 2, "share": good["share"], "proof": reveals[3]["shares"][1]["proof"],
+            {"seat": 1, "card": 2, "point": good["point"], "proof": flipped.hex(), "why": "a bit flipped in z"},
+            {"seat": 1, "card": 2, "point": good["point"], "proof": reveals[3]["shares"][1]["proof"],
              "why": "the proof of card 3 moved to card 2"},
-            {"seat": 2, "card": 2, "share": good["share"], "proof": good["proof"],
+            {"seat": 2, "card": 2, "point": good["point"], "proof": good["proof"],
              "why": "seat 1's share and proof presented as seat 2's"},
-            {"seat": 1, "card": 2, "share": "00" * 32, "proof": good["proof"], "why": "a zero share"},
-            {"seat": 1, "card": 2, "share": good["share"][:-2] + "ff",
-             "proof": good["proof"], "why": "a share not below L"},
+            {"seat": 1, "card": 2, "point": "01" + "00" * 31, "proof": good["proof"], "why": "the identity as a share"},
+            {"seat": 1, "card": 2, "point": good["point"], "proof": good["proof"][:64] + "ff" * 32,
+             "why": "z not below L"},
         ],
-        "shuffles": [{"seat": 1, "points": hx(dup), "why": "point 4 repeats point 0 (a duplicated card)"}],
-        "sealed": [{"seat": 2, "card": PEEK_CARD, "peeker": PEEKER, "w": peeks[1].point.hex(),
-                    "proof": peeks[1].proof.hex(), "sealed": wrong_sealed.hex(),
-                    "why": "opens to seat 2's key of card 7: k*W != Y, and not the re-sealed bytes"}],
+        "keys": [
+            {"seat": 2, "X": rogue.hex(), "key_proof": dealt.keys[2].key_proof.hex(),
+             "why": "a rogue key X_0 + X_1 + X_2 = 12345*G, with seat 2's real proof"},
+            {"seat": 2, "X": dealt.keys[1].deal_key.hex(), "key_proof": dealt.keys[1].key_proof.hex(),
+             "why": "seat 1's key and proof presented as seat 2's"},
+        ],
+        "shuffles": [{"seat": 1, "cards": hx(copied), "why": "card 4 repeats card 0 (a copied card)"}],
         "escrow_release": [{"dealer": 0, "holder": 2, "piece": "00" * 32, "why": "misses its commitment"}],
     }
     return {
         "about": "PROTOCOL.md, Fair deal: the cryptography (allegra-lan/deal/v1). Hex strings are bytes; "
-                 "scalars are 32 bytes little-endian; points are Ed25519 encodings. card_point_inputs[j] is the "
-                 "32-byte BLAKE2b of frame(card, game, round, pile, j), mapped by libsodium's "
-                 "crypto_core_ed25519_from_uniform to card_points[j]. shuffles[s] and locks[s] are seat s's "
-                 "published lists; the lock input of seat 0 is shuffles[2], of seat s>0 locks[s-1]. The private "
-                 "reveal and the escrow are sealed boxes (crypto_box_seal layout) with the given ephemeral secrets.",
+                 "scalars are 32 bytes little-endian; points are Ed25519 encodings; a card is 64 bytes, C1 || C2. "
+                 "card_point_inputs[j] is the 32-byte BLAKE2b of frame(card, game, round, pile, j), mapped by "
+                 "libsodium's crypto_core_ed25519_from_uniform to card_points[j]. initial is the pile before any "
+                 "shuffle; shuffles[s] is seat s's published list (seat 0 works on initial, seat s on shuffles[s-1]); "
+                 "card id i is place i of shuffles[-1]. The escrow pieces are sealed boxes (crypto_box_seal layout) "
+                 "with the given ephemeral secrets.",
         "game": GAME.hex(), "round": PILE.round_no, "pile": PILE.pile, "size": PILE.size, "values": VALUES,
-        "frame_example": {"name": "shuffle-key", "parts": [GAME.hex(), 1, 0, 0],
-                          "frame": frame("shuffle-key", GAME, 1, 0, 0).hex()},
-        "seats": seats,
+        "frame_example": {"name": "rerand", "parts": [GAME.hex(), 1, 0, 0],
+                          "frame": frame("rerand", GAME, 1, 0, 0).hex()},
+        "seats": seats, "joint_key": dealt.joint.hex(),
         "card_point_inputs": [hash_("card", GAME, 1, 0, j, size=32).hex() for j in range(PILE.size)],
         "card_points": hx(dealt.cards.points),
-        "shuffles": [{"seat": m.seat, "K": m.key.hex(), "points": hx(m.points)} for m in dealt.shuffles],
-        "locks": [{"seat": m.seat, "points": hx(m.points)} for m in dealt.locks],
-        "reveals": reveals, "private": private, "escrow": escrow, "negative": negative,
+        "initial": hx(initial(dealt.cards, dealt.joint)),
+        "shuffles": [{"seat": m.seat, "cards": hx(m.cards)} for m in dealt.shuffles],
+        "reveals": reveals, "peek": peek, "escrow": escrow, "negative": negative,
     }
 
 

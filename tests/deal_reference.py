@@ -6,7 +6,8 @@ implementation that is not ours. This one shares no code with allegra_lan/deal/ 
 does not call libsodium: Ed25519 arithmetic in plain Python integers (extended twisted
 Edwards coordinates, the addition and doubling formulas and the point decoding of RFC
 8032), X25519 by the RFC 7748 ladder, and the BLAKE2b derivations written out again
-from the spec (hashlib's BLAKE2b is CPython's own, not libsodium's). Hashing to the
+from the spec (hashlib's BLAKE2b is CPython's own, not libsodium's), ElGamal
+re-encryption, decryption shares and both proofs. Hashing to the
 curve (libsodium's from_uniform, Elligator 2) is not redone: the card points are taken
 from the vectors as given, with their hash inputs checked and the points validated.
 It is slow (a scalar multiplication takes milliseconds) and is never used by the game.
@@ -169,40 +170,50 @@ def scalar_of(data: bytes) -> int:
     return int.from_bytes(data, "little")
 
 
-def dleq_verify(proof: bytes, game: bytes, round_no: int, pile: int, seat: int, card: int,
-                big_k: bytes, w: bytes, x: bytes) -> bool:
-    """log_G(big_k) == log_w(x), from the proof c || z."""
+def _c_z(proof: bytes) -> tuple[int, int]:
     if len(proof) != 64:
-        return False
+        raise Refused("a proof is not 64 bytes")
+    return scalar_of(proof[:32]), scalar_of(proof[32:])
+
+
+def dleq_verify(proof: bytes, game: bytes, round_no: int, pile: int, seat: int, card: int,
+                big_x: bytes, c1: bytes, d: bytes) -> bool:
+    """log_G(big_x) == log_c1(d), from the proof c || z."""
     try:
-        c, z = scalar_of(proof[:32]), scalar_of(proof[32:])
-        kp, wp, xp = decode(big_k), decode(w), decode(x)
+        c, z = _c_z(proof)
+        xp, c1p, dp = decode(big_x), decode(c1), decode(d)
     except Refused:
         return False
-    r1 = point_add(scalar_mult(z, BASE), point_neg(scalar_mult(c, kp)))
-    r2 = point_add(scalar_mult(z, wp), point_neg(scalar_mult(c, xp)))
-    h = unkeyed("dleq", game, round_no, pile, seat, card, big_k, w, x, encode(r1), encode(r2))
+    r1 = point_add(scalar_mult(z, BASE), point_neg(scalar_mult(c, xp)))
+    r2 = point_add(scalar_mult(z, c1p), point_neg(scalar_mult(c, dp)))
+    h = unkeyed("dleq", game, round_no, pile, seat, card, big_x, c1, d, encode(r1), encode(r2))
     return int.from_bytes(h, "little") % L == c
 
 
-def check_share(share: bytes, proof: bytes, game: bytes, round_no: int, pile: int, seat: int, card: int,
-                big_k: bytes, x: bytes, y: bytes) -> int:
-    """The share as an integer, or Refused: canonical, nonzero, and its proof holds for
-    W = share^-1 * y."""
-    k = scalar_of(share)
-    if k == 0:
-        raise Refused("a zero share")
-    w = encode(scalar_mult(pow(k, -1, L), decode(y)))
-    if not dleq_verify(proof, game, round_no, pile, seat, card, big_k, w, x):
+def key_proof_verify(proof: bytes, game: bytes, seat: int, big_x: bytes) -> bool:
+    try:
+        c, z = _c_z(proof)
+        xp = decode(big_x)
+    except Refused:
+        return False
+    r = point_add(scalar_mult(z, BASE), point_neg(scalar_mult(c, xp)))
+    return int.from_bytes(unkeyed("key-proof", game, seat, big_x, encode(r)), "little") % L == c
+
+
+def check_share(point: bytes, proof: bytes, game: bytes, round_no: int, pile: int, seat: int, card: int,
+                big_x: bytes, ciphertext: bytes) -> Point:
+    """The share D as a point, or Refused: a valid point whose proof holds for C1."""
+    d = decode(point)
+    if not dleq_verify(proof, game, round_no, pile, seat, card, big_x, ciphertext[:32], point):
         raise Refused("the proof fails")
-    return k
+    return d
 
 
-def open_card(point: bytes, shares: Sequence[int], card_points: Sequence[bytes]) -> int | None:
-    product = 1
-    for k in shares:
-        product = product * k % L
-    opened = encode(scalar_mult(pow(product, -1, L), decode(point)))
+def open_card(ciphertext: bytes, shares: Sequence[Point], card_points: Sequence[bytes]) -> int | None:
+    m = decode(ciphertext[32:])
+    for d in shares:
+        m = point_add(m, point_neg(d))
+    opened = encode(m)
     return card_points.index(opened) if opened in card_points else None
 
 

@@ -18,24 +18,26 @@ from typing import Any
 import pytest
 
 import deal_reference as ref
-from allegra_lan.deal import DealError, EscrowShare, Pile, check_point, check_release, check_reveal, check_shuffle
-from allegra_lan.deal import ShufflePass
-from allegra_lan.deal.reveal import PrivateReveal, Reveal, check_private_reveal, open_private_reveal
+from allegra_lan.deal import (
+    DealError, EscrowShare, Pile, SeatKeys, Share, ShufflePass, check_point, check_release, check_seat_keys,
+    check_share, check_shuffle,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 V: dict[str, Any] = json.loads((ROOT / "protocol" / "vectors" / "deal.json").read_text(encoding="ascii"))
 GAME, ROUND, PILE_NO, N = bytes.fromhex(V["game"]), V["round"], V["pile"], V["size"]
+PILE = Pile(GAME, ROUND, PILE_NO, N)
 SEATS = V["seats"]
 CARDS = [bytes.fromhex(h) for h in V["card_points"]]
+FINAL = [bytes.fromhex(h) for h in V["shuffles"][-1]["cards"]]
 
 
 def b(h: str) -> bytes:
     return bytes.fromhex(h)
 
 
-def lock_io(seat: int, card: int) -> tuple[bytes, bytes]:
-    before = V["shuffles"][-1] if seat == 0 else V["locks"][seat - 1]
-    return b(before["points"][card]), b(V["locks"][seat]["points"][card])
+def num(h: str) -> int:
+    return int.from_bytes(b(h), "little")
 
 
 def test_the_generator_rebuilds_the_vectors_byte_for_byte() -> None:
@@ -44,74 +46,73 @@ def test_the_generator_rebuilds_the_vectors_byte_for_byte() -> None:
     assert done.returncode == 0, done.stderr
 
 
-def test_reference_frames_and_derives_every_seat_key_and_permutation() -> None:
+def test_reference_derives_every_seat_key_permutation_and_proof() -> None:
     ex = V["frame_example"]
     assert ref.frame(ex["name"], b(ex["parts"][0]), *ex["parts"][1:]).hex() == ex["frame"]
+    joint = ref.IDENTITY
     for s in SEATS:
-        secret = b(s["secret"])
-        assert ref.unkeyed("commit", GAME, s["seat"], secret, size=32).hex() == s["commitment"]
-        assert ref.scalar(secret, "shuffle-key", GAME, ROUND, PILE_NO).to_bytes(32, "little").hex() == s["shuffle_key"]
-        assert [ref.scalar(secret, "lock-key", GAME, ROUND, PILE_NO, i).to_bytes(32, "little").hex()
-                for i in range(N)] == s["lock_keys"]
+        secret, seat = b(s["secret"]), s["seat"]
+        assert ref.unkeyed("commit", GAME, seat, secret, size=32).hex() == s["commitment"]
+        x = ref.scalar(secret, "deal-key", GAME)
+        assert x == num(s["x"]) and ref.encode(ref.scalar_mult(x, ref.BASE)).hex() == s["X"]
+        assert ref.key_proof_verify(b(s["key_proof"]), GAME, seat, b(s["X"]))
+        assert [ref.scalar(secret, "rerand", GAME, ROUND, PILE_NO, i) for i in range(N)] == list(
+            map(num, s["rerandomizers"]))
         assert ref.permutation(secret, GAME, ROUND, PILE_NO, N) == s["permutation"]
         box_secret = ref.keyed(secret, "box-key", GAME, size=32)
         assert box_secret.hex() == s["box_secret"] and ref.x25519(box_secret).hex() == s["box_key"]
+        joint = ref.point_add(joint, ref.decode(b(s["X"])))
+    assert ref.encode(joint).hex() == V["joint_key"]
 
 
-def test_reference_checks_the_card_points() -> None:
+def test_reference_checks_the_card_points_and_the_initial_pile() -> None:
+    y = ref.decode(b(V["joint_key"]))
     for j in range(N):
         assert ref.unkeyed("card", GAME, ROUND, PILE_NO, j, size=32).hex() == V["card_point_inputs"][j]
-        ref.decode(CARDS[j])  # valid, main subgroup, not the identity
+        m = ref.decode(CARDS[j])  # valid, main subgroup, not the identity
+        assert V["initial"][j] == (ref.encode(ref.BASE) + ref.encode(ref.point_add(m, y))).hex()
     assert len(set(CARDS)) == N
 
 
-def test_reference_redoes_every_shuffle_and_lock() -> None:
-    inputs = CARDS
+def test_reference_redoes_every_shuffle() -> None:
+    y = ref.decode(b(V["joint_key"]))
+    inputs = [b(h) for h in V["initial"]]
     for s, msg in zip(SEATS, V["shuffles"]):
-        k = int.from_bytes(b(s["shuffle_key"]), "little")
-        assert ref.encode(ref.scalar_mult(k, ref.BASE)).hex() == msg["K"] == s["K"]
-        out = [ref.encode(ref.scalar_mult(k, ref.decode(inputs[p]))) for p in s["permutation"]]
-        assert [o.hex() for o in out] == msg["points"]
-        inputs = out
-    for s, msg in zip(SEATS, V["locks"]):
-        k_inv = pow(int.from_bytes(b(s["shuffle_key"]), "little"), -1, ref.L)
-        out = [ref.encode(ref.scalar_mult(int.from_bytes(b(s["lock_keys"][i]), "little") * k_inv,
-                                          ref.decode(inputs[i]))) for i in range(N)]
-        assert [o.hex() for o in out] == msg["points"]
+        out = []
+        for i, p in enumerate(s["permutation"]):
+            r = num(s["rerandomizers"][i])
+            c1, c2 = ref.decode(inputs[p][:32]), ref.decode(inputs[p][32:])
+            out.append(ref.encode(ref.point_add(c1, ref.scalar_mult(r, ref.BASE)))
+                       + ref.encode(ref.point_add(c2, ref.scalar_mult(r, y))))
+        assert [o.hex() for o in out] == msg["cards"]
         inputs = out
 
 
-def test_reference_checks_every_public_share_and_opens_every_card() -> None:
-    final = [b(h) for h in V["locks"][-1]["points"]]
+def test_reference_checks_every_share_and_opens_every_card() -> None:
     opened = []
     for rv in V["reveals"]:
         i = rv["card"]
-        shares = [ref.check_share(b(sh["share"]), b(sh["proof"]), GAME, ROUND, PILE_NO, sh["seat"], i,
-                                  b(SEATS[sh["seat"]]["K"]), *lock_io(sh["seat"], i)) for sh in rv["shares"]]
-        assert ref.open_card(final[i], shares, CARDS) == rv["opens_to"]
+        shares = [ref.check_share(b(sh["point"]), b(sh["proof"]), GAME, ROUND, PILE_NO, sh["seat"], i,
+                                  b(SEATS[sh["seat"]]["X"]), FINAL[i]) for sh in rv["shares"]]
+        for sh in rv["shares"]:  # D = x_s * C1
+            assert ref.encode(ref.scalar_mult(num(SEATS[sh["seat"]]["x"]), ref.decode(FINAL[i][:32]))).hex() == sh["point"]
+        assert ref.open_card(FINAL[i], shares, CARDS) == rv["opens_to"]
         assert V["values"][rv["opens_to"]] == rv["value"]
         opened.append(rv["opens_to"])
     assert sorted(opened) == list(range(N))
 
 
-def test_reference_checks_the_private_reveal_and_opens_the_sealed_shares() -> None:
-    pv = V["private"]
-    i, peeker = pv["card"], pv["peeker"]
-    box_secret, box_key = b(SEATS[peeker]["box_secret"]), b(SEATS[peeker]["box_key"])
-    shares = [int.from_bytes(b(SEATS[peeker]["lock_keys"][i]), "little")]
-    for sh in pv["shares"]:
-        x, y = lock_io(sh["seat"], i)
-        assert ref.dleq_verify(b(sh["proof"]), GAME, ROUND, PILE_NO, sh["seat"], i, b(SEATS[sh["seat"]]["K"]),
-                               b(sh["w"]), x)
-        sealed = b(sh["sealed"])
-        eph = ref.keyed(b(SEATS[sh["seat"]]["secret"]), "seal-key", b"share", GAME, ROUND, PILE_NO, sh["seat"], i,
-                        peeker, box_key, size=32)
-        assert eph.hex() == sh["ephemeral_secret"] and ref.x25519(eph) == sealed[:32]
-        k = int.from_bytes(ref.seal_open(sealed, box_secret, box_key), "little")
-        assert ref.encode(ref.scalar_mult(k, ref.decode(b(sh["w"])))) == y  # the peeker's check
-        shares.append(k)
-    final = b(V["locks"][-1]["points"][i])
-    assert ref.open_card(final, shares, CARDS) == pv["opens_to"]
+def test_reference_checks_that_a_peek_leaves_the_card_under_the_peeker_s_key() -> None:
+    pk = V["peek"]
+    i, q = pk["card"], pk["peeker"]
+    others = [ref.decode(b(sh["point"])) for sh in V["reveals"][i]["shares"] if sh["seat"] != q]
+    assert pk["published_by"] == [s["seat"] for s in SEATS if s["seat"] != q]
+    m = ref.decode(FINAL[i][32:])
+    for d in others:
+        m = ref.point_add(m, ref.point_neg(d))
+    assert ref.encode(m).hex() == pk["left_under_the_peeker_s_key"] and ref.encode(m) not in CARDS
+    own = ref.scalar_mult(num(SEATS[q]["x"]), ref.decode(FINAL[i][:32]))
+    assert ref.open_card(FINAL[i], [*others, own], CARDS) == pk["opens_to"]
 
 
 def test_reference_checks_the_escrow() -> None:
@@ -126,7 +127,8 @@ def test_reference_checks_the_escrow() -> None:
         assert ref.unkeyed("escrow-commit", GAME, dealer, h["holder"], piece, size=32).hex() == h["commitment"]
         holder = SEATS[h["holder"]]
         assert ref.seal_open(b(h["sealed"]), b(holder["box_secret"]), b(holder["box_key"])) == piece
-        assert ref.x25519(b(h["ephemeral_secret"])) == b(h["sealed"])[:32]
+        eph = ref.keyed(secret, "seal-key", b"escrow", GAME, dealer, h["holder"], b(holder["box_key"]), size=32)
+        assert eph.hex() == h["ephemeral_secret"] and ref.x25519(eph) == b(h["sealed"])[:32]
         acc = bytes(x ^ y for x, y in zip(acc, piece))
     assert acc == secret
 
@@ -143,32 +145,25 @@ def test_both_refuse_every_invalid_point(case: dict[str, str]) -> None:
 def test_both_refuse_every_wrong_share(case: dict[str, Any]) -> None:
     seat, i = case["seat"], case["card"]
     with pytest.raises(ref.Refused):
-        ref.check_share(b(case["share"]), b(case["proof"]), GAME, ROUND, PILE_NO, seat, i, b(SEATS[seat]["K"]),
-                        *lock_io(seat, i))
+        ref.check_share(b(case["point"]), b(case["proof"]), GAME, ROUND, PILE_NO, seat, i, b(SEATS[seat]["X"]), FINAL[i])
     with pytest.raises(DealError):
-        check_reveal(Pile(GAME, ROUND, PILE_NO, N), Reveal(seat, i, b(case["share"]), b(case["proof"])),
-                     b(SEATS[seat]["K"]), *lock_io(seat, i))
+        check_share(PILE, Share(seat, i, b(case["point"]), b(case["proof"])), b(SEATS[seat]["X"]), FINAL[i])
 
 
-def test_both_catch_the_duplicated_card() -> None:
+@pytest.mark.parametrize("case", V["negative"]["keys"], ids=lambda c: c["why"])
+def test_both_refuse_every_rogue_key(case: dict[str, Any]) -> None:
+    assert not ref.key_proof_verify(b(case["key_proof"]), GAME, case["seat"], b(case["X"]))
+    s = SEATS[case["seat"]]
+    keys = SeatKeys(case["seat"], b(s["commitment"]), b(s["box_key"]), b(case["X"]), b(case["key_proof"]))
+    fault = check_seat_keys(GAME, keys)
+    assert fault is not None and fault.seat == case["seat"]
+
+
+def test_both_catch_the_copied_card() -> None:
     case = V["negative"]["shuffles"][0]
-    assert len(set(case["points"])) < N  # what the reference sees: two equal points
-    fault = check_shuffle(Pile(GAME, ROUND, PILE_NO, N),
-                          ShufflePass(case["seat"], b(V["shuffles"][case["seat"]]["K"]), tuple(map(b, case["points"]))))
+    assert len(set(case["cards"])) < N  # what the reference sees: two equal cards
+    fault = check_shuffle(PILE, ShufflePass(case["seat"], tuple(map(b, case["cards"]))))
     assert fault is not None and (fault.seat, fault.card) == (1, 4)
-
-
-def test_both_refuse_the_wrong_sealed_share() -> None:
-    case = V["negative"]["sealed"][0]
-    seat, i, peeker = case["seat"], case["card"], case["peeker"]
-    x, y = lock_io(seat, i)
-    holder = SEATS[peeker]
-    k = int.from_bytes(ref.seal_open(b(case["sealed"]), b(holder["box_secret"]), b(holder["box_key"])), "little")
-    assert ref.encode(ref.scalar_mult(k, ref.decode(b(case["w"])))) != y
-    msg = PrivateReveal(seat, i, peeker, b(case["w"]), b(case["proof"]), b(case["sealed"]))
-    check_private_reveal(Pile(GAME, ROUND, PILE_NO, N), msg, b(SEATS[seat]["K"]), x)  # the public part is fine
-    with pytest.raises(DealError, match="is not its key on the card"):
-        open_private_reveal(msg, b(holder["box_secret"]), b(holder["box_key"]), y)
 
 
 def test_both_refuse_the_wrong_escrow_release() -> None:

@@ -120,20 +120,21 @@ def permutation(secret: bytes, game: bytes, round_no: int, pile: int, size: int)
     return p
 
 
-def shuffle_key(secret: bytes, game: bytes, round_no: int, pile: int) -> int:
-    """k_s, the seat's round scalar for one pile (pile 0 is the round's deck, pile c the
-    c-th reshuffle of the discard pile)."""
-    return scalar(secret, "shuffle-key", game, round_no, pile)
+def deal_key(secret: bytes, game: bytes) -> int:
+    """x_s, the seat's part of the game's joint key (one per game: every pile of every
+    round is encrypted to the same joint key, and shares of x_s*C1 for one card say
+    nothing of another)."""
+    return scalar(secret, "deal-key", game)
 
 
-def lock_key(secret: bytes, game: bytes, round_no: int, pile: int, card: int) -> int:
-    """k_{s,i}, the seat's key on card place i of one pile."""
-    return scalar(secret, "lock-key", game, round_no, pile, card)
+def rerandomizer(secret: bytes, game: bytes, round_no: int, pile: int, place: int) -> int:
+    """r_{s,i}, the re-encryption scalar the seat adds at output place i of its shuffle."""
+    return scalar(secret, "rerand", game, round_no, pile, place)
 
 
 def is_permutation(p: Sequence[int], size: int) -> bool:
     return len(p) == size and sorted(p) == list(range(size))
 
 
-__all__ = ["L", "frame", "hash_", "keyed", "scalar", "commitment", "permutation", "shuffle_key",
-           "lock_key", "ByteStream", "check_secret", "SECRET_BYTES", "is_permutation"]
+__all__ = ["L", "frame", "hash_", "keyed", "scalar", "commitment", "permutation", "deal_key",
+           "rerandomizer", "ByteStream", "check_secret", "SECRET_BYTES", "is_permutation"]

@@ -1,64 +1,81 @@
-"""Chaum-Pedersen proof that a seat's share removes exactly the key it put on a card.
+"""Chaum-Pedersen proof that a decryption share uses the seat's own deal key.
 
-Statement, for seat s and card place i: log_G(K_s) == log_W(X), where K_s = k_s*G is the
-seat's published shuffle key, X is the card as the seat's lock received it, and W =
-k_{s,i}^-1 * Y with Y the card as the seat's lock published it. Both logs are k_s, so
-Y = (k_{s,i}/k_s) * X: the share k_{s,i} is exactly the key the seat's lock put on the
-card, and a wrong share can never pass.
+Statement, for seat s and card place i: log_G(X_s) == log_{C1}(D), where X_s = x_s*G is
+the seat's published deal key, C1 the first half of the card's ciphertext and D = x_s*C1
+the seat's share. A share that passes removes exactly the seat's part of the joint key,
+so a wrong share is refused the moment it arrives.
 
-Why at reveal time and not in the lock pass: a proof per card in the lock pass costs 5
-scalar multiplications to make and 4 to check per card, for every card of every pile,
-revealed or not (for 5 seats and 160 cards, over 3 s of CPU on every peer's machine
-together); at reveal time it costs the same for the one card being revealed, and the
-share is still refused the moment it arrives. A lock that is not the seat's
-transformation is found when that card is revealed (its seat cannot prove its share) or
-at game end by redoing the lock from the secret.
+Non-interactive (Fiat-Shamir). The challenge hashes the whole statement and where it
+sits (game, round, pile, seat, card), so a proof cannot be moved to another card or
+seat; the nonce is derived from the seat's secret and the statement (RFC 6979 style),
+so proving is deterministic and game-end verification compares bytes:
 
-Non-interactive (Fiat-Shamir); the challenge hashes the whole statement and where it
-sits, so a proof cannot be moved to another card or seat; the nonce is derived from the
-secret and the statement (RFC 6979 style), so proving is deterministic and game-end
-verification can compare bytes:
+    r  = scalar(secret, "dleq-nonce", game, round, pile, seat, i, X_s, C1, D)
+    R1 = r*G,  R2 = r*C1
+    c  = BLAKE2b-512(frame("dleq", game, round, pile, seat, i, X_s, C1, D, R1, R2)) mod L
+    z  = r + c*x_s mod L;   proof = c (32 bytes LE) || z (32 bytes LE)
+    verify: R1 = z*G - c*X_s, R2 = z*C1 - c*D, and c == the hash over them
 
-    r  = scalar(secret, "dleq-nonce", game, round, pile, seat, i, K_s, W, X)
-    R1 = r*G,  R2 = r*W
-    c  = BLAKE2b-512(frame("dleq", game, round, pile, seat, i, K_s, W, X, R1, R2)) mod L
-    z  = r + c*k_s mod L;   proof = c (32 bytes LE) || z (32 bytes LE)
-    verify: R1 = z*G - c*K_s, R2 = z*W - c*X, and c == the hash over them
+The seat's deal key itself comes with a Schnorr proof of knowledge (`prove_key`), so
+that no seat can choose its key as a function of the others' (a "rogue key" X = x*G -
+sum of the others would make the joint key its own, and it alone could read every card).
+
+    r = scalar(secret, "key-nonce", game, seat, X),  R = r*G
+    c = BLAKE2b-512(frame("key-proof", game, seat, X, R)) mod L,  z = r + c*x mod L
+    proof = c || z;  verify: R = z*G - c*X and c == the hash over it
 """
 
 from __future__ import annotations
 
-from .cards import Pile
-from .derive import hash_, scalar
+from typing import Sequence
+
+from .derive import Part, hash_, scalar
 from .group import DealError, check_scalar, mul, mul_base, reduce64, sc, sub
 
 PROOF_BYTES = 64
 
 
-def challenge(pile: Pile, seat: int, card: int, big_k: bytes, w: bytes, x: bytes, r1: bytes, r2: bytes) -> int:
-    return reduce64(hash_("dleq", pile.game, pile.round_no, pile.pile, seat, card, big_k, w, x, r1, r2))
-
-
-def prove(secret: bytes, pile: Pile, seat: int, card: int, k: int, big_k: bytes, w: bytes, x: bytes) -> bytes:
-    """The proof that big_k == k*G and x == k*w, from the seat's secret (k is k_s)."""
-    r = scalar(secret, "dleq-nonce", pile.game, pile.round_no, pile.pile, seat, card, big_k, w, x)
-    c = challenge(pile, seat, card, big_k, w, x, mul_base(r), mul(r, w))
-    return sc(c) + sc(r + c * k)
-
-
-def verify(proof: object, pile: Pile, seat: int, card: int, big_k: bytes, w: bytes, x: bytes) -> bool:
-    """True when `proof` shows log_G(big_k) == log_w(x). The points must already be checked
-    (check_point); any proof bytes at all give True or False, never an exception."""
+def _split(proof: object) -> tuple[int, int] | None:
     if not isinstance(proof, (bytes, bytearray)) or len(proof) != PROOF_BYTES:
-        return False
+        return None
     try:
-        c = check_scalar(bytes(proof[:32]))
-        z = check_scalar(bytes(proof[32:]))
+        return check_scalar(bytes(proof[:32])), check_scalar(bytes(proof[32:]))
     except DealError:
+        return None
+
+
+def prove(secret: bytes, where: Sequence[Part], x: int, big_x: bytes, c1: bytes, d: bytes) -> bytes:
+    """The proof that big_x == x*G and d == x*c1; `where` is (game, round, pile, seat, card)."""
+    r = scalar(secret, "dleq-nonce", *where, big_x, c1, d)
+    c = reduce64(hash_("dleq", *where, big_x, c1, d, mul_base(r), mul(r, c1)))
+    return sc(c) + sc(r + c * x)
+
+
+def verify(proof: object, where: Sequence[Part], big_x: bytes, c1: bytes, d: bytes) -> bool:
+    """True when `proof` shows log_G(big_x) == log_c1(d). The points must already be checked
+    (check_point); any proof bytes at all give True or False, never an exception."""
+    cz = _split(proof)
+    if cz is None:
         return False
-    r1 = sub(mul_base(z), mul(c, big_k))
-    r2 = sub(mul(z, w), mul(c, x))
-    return challenge(pile, seat, card, big_k, w, x, r1, r2) == c
+    c, z = cz
+    r1 = sub(mul_base(z), mul(c, big_x))
+    r2 = sub(mul(z, c1), mul(c, d))
+    return reduce64(hash_("dleq", *where, big_x, c1, d, r1, r2)) == c
 
 
-__all__ = ["prove", "verify", "challenge", "PROOF_BYTES"]
+def prove_key(secret: bytes, game: bytes, seat: int, x: int, big_x: bytes) -> bytes:
+    """The Schnorr proof that the seat knows x with big_x == x*G."""
+    r = scalar(secret, "key-nonce", game, seat, big_x)
+    c = reduce64(hash_("key-proof", game, seat, big_x, mul_base(r)))
+    return sc(c) + sc(r + c * x)
+
+
+def verify_key(proof: object, game: bytes, seat: int, big_x: bytes) -> bool:
+    cz = _split(proof)
+    if cz is None:
+        return False
+    c, z = cz
+    return reduce64(hash_("key-proof", game, seat, big_x, sub(mul_base(z), mul(c, big_x)))) == c
+
+
+__all__ = ["prove", "verify", "prove_key", "verify_key", "PROOF_BYTES"]

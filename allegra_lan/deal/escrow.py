@@ -4,7 +4,7 @@ good does not lock the deck.
 XOR shares, one per other seat, all needed: the secret comes back only when every other
 seat hands in its share, which is the same unanimous consent that hands the seat to a bot
 (no smaller coalition learns anything: any n-1 shares are uniform). Each share is
-published sealed to its holder (`reveal.seal`, deterministic, so re-sealing at game end
+published sealed to its holder (`seal.seal`, deterministic, so re-sealing at game end
 attributes a bad one) with a public commitment to it, so that
 - the holder checks its share the moment it arrives (it opens and matches),
 - a share handed in at a takeover is checked against its commitment at once (a wrong one
@@ -25,7 +25,7 @@ from typing import Mapping, Sequence
 
 from .derive import check_secret, commitment, hash_, keyed
 from .group import DealError
-from .reveal import seal, unseal
+from .seal import seal, unseal
 from .verdict import Fault
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-STEPS = ("secret", "shuffle", "lock", "share", "sealed", "escrow")
+STEPS = ("key", "secret", "shuffle", "share", "escrow")
 
 
 @dataclass(frozen=True)

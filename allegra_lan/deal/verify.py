@@ -1,18 +1,18 @@
-"""Game-end verification: from the published secrets, redo every pass, share and sealed
-share of a pile and name who published something else.
+"""Game-end verification: from the published secrets, redo every key, shuffle and share
+of a pile and name who published something else.
 
 Why this exists: a shuffle is unverifiable while the game runs (that is what hides the
-order), so a seat could copy or swap a card there; and a sealed share is seen only by its
-peeker. Every seat's data derives from its secret (derive.py), so once the secrets are
-published each published byte string has exactly one right value. Each seat is judged on
-its own step, from the inputs it was actually given (the previous seat's published list),
-so a fault is attributed to the seat that made it, not to the seats after it. A seat that
-withholds its secret, or publishes one that misses its commitment, is itself a fault: its
-passes cannot be checked, and the game is unverified.
+order), so a seat could copy a card there or swap in a value of its choice. Every seat's
+data derives from its secret (derive.py), so once the secrets are published each
+published byte string has exactly one right value. Each seat is judged on its own step,
+from the input it was actually given (the previous seat's published list), so a fault is
+put on the seat that made it, not on the seats after it. A seat that withholds its
+secret, or publishes one that misses its commitment, is itself a fault: its steps cannot
+be checked, and the game is unverified.
 
 Nothing here raises on hostile data: every finding is a Fault (verdict.py), in protocol
-order (secrets, then the shuffles and locks in seat order, then shares, then sealed
-shares), so the first one names the first seat whose published data differs.
+order (keys and secrets, then the shuffles in seat order, then the shares), so the first
+one names the first seat whose published data differs.
 """
 
 from __future__ import annotations
@@ -23,53 +23,55 @@ from typing import Mapping, Sequence
 from .cards import CardPoints, Pile
 from .derive import commitment
 from .escrow import EscrowShare, make_escrow
-from .group import DealError, check_point
-from .passes import LockPass, ShufflePass, check_lock, check_shuffle, lock_pass, shuffle_pass
-from .reveal import (PrivateReveal, Reveal, box_keypair, check_private_reveal, check_reveal, open_card,
-                     private_reveal, public_reveal)
-from .derive import lock_key
+from .group import DealError
+from .keys import SeatKeys, check_seat_keys, joint_key, seat_keys
+from .passes import ShufflePass, check_shuffle, initial, shuffle_pass
+from .reveal import Share, check_share, make_share, open_card
 from .verdict import Fault
 
 
 @dataclass(frozen=True)
 class SeatRecord:
-    """What the log holds of one seat: its ceremony commitment and box key, and its secret
+    """What the log holds of one seat: the keys it published at the start and its secret
     as published at game end (None: withheld)."""
 
-    seat: int
-    commitment: bytes
-    box_key: bytes
+    keys: SeatKeys
     secret: bytes | None
+
+    @property
+    def seat(self) -> int:
+        return self.keys.seat
 
 
 @dataclass(frozen=True)
 class PileRecord:
-    """Everything published about one pile: the passes in seat order, the public shares
-    and the private (sealed) shares."""
+    """Everything published about one pile: the shuffles in seat order and the shares."""
 
     pile: Pile
     shuffles: tuple[ShufflePass, ...]
-    locks: tuple[LockPass, ...]
-    reveals: tuple[Reveal, ...] = ()
-    private: tuple[PrivateReveal, ...] = ()
+    shares: tuple[Share, ...] = ()
 
 
 def check_secrets(game: bytes, seats: Sequence[SeatRecord]) -> tuple[Fault, ...]:
-    """A Fault for every seat whose secret is withheld, misses its commitment, or whose
-    box key is not the one its secret makes."""
+    """A Fault for every seat whose published keys fail their arrival checks, whose secret
+    is withheld or misses its commitment, or whose keys are not the ones its secret makes."""
     faults: list[Fault] = []
     for rec in seats:
+        fault = check_seat_keys(game, rec.keys)
+        if fault:
+            faults.append(fault)
+            continue
         if rec.secret is None:
             faults.append(Fault(rec.seat, "secret", None, "withheld its secret: its deal is unverified"))
             continue
         try:
-            ok = commitment(game, rec.seat, rec.secret) == rec.commitment
+            ok = commitment(game, rec.seat, rec.secret) == rec.keys.commitment
         except DealError:
             ok = False
         if not ok:
             faults.append(Fault(rec.seat, "secret", None, "its published secret misses its commitment"))
-        elif box_keypair(rec.secret, game)[1] != rec.box_key:
-            faults.append(Fault(rec.seat, "secret", None, "its box key is not the one its secret makes"))
+        elif seat_keys(rec.secret, game, rec.seat) != rec.keys:
+            faults.append(Fault(rec.seat, "key", None, "its keys are not the ones its secret makes"))
     return tuple(faults)
 
 
@@ -86,118 +88,64 @@ def _first_difference(a: Sequence[object], b: Sequence[object]) -> int | None:
 
 
 def verify_pile(record: PileRecord, seats: Sequence[SeatRecord]) -> tuple[Fault, ...]:
-    """Every fault in one pile's published data (empty: the pile is verified, given that
-    check_secrets found nothing). The chain of passes stops at the first pass whose shape
-    is wrong: the passes after it had no valid input to be judged on."""
+    """Every fault in one pile's published data (empty: verified, given that check_secrets
+    found nothing). The shuffles stop at the first one whose shape is wrong: those after
+    it had no valid input to be judged on. `seats` must be in seat order 0..n-1."""
     pile = record.pile
+    if any(check_seat_keys(pile.game, r.keys) for r in seats) or [r.seat for r in seats] != list(range(len(seats))):
+        return tuple(f for f in check_secrets(pile.game, seats) if f.step == "key") or (
+            Fault(0, "key", None, "the seats' keys are not in seat order"),)
     secrets = _good_secrets(pile.game, seats)
-    n_seats = len(seats)
+    joint = joint_key([r.keys.deal_key for r in seats])
+    cards = CardPoints.of(pile)
     faults: list[Fault] = []
-    inputs: tuple[bytes, ...] = CardPoints.of(pile).points
-    shuffle_keys: dict[int, bytes] = {}
-    chain_ok = True
-    for s in range(n_seats):
+    inputs: tuple[bytes, ...] = initial(cards, joint)
+    final: tuple[bytes, ...] | None = None
+    for s in range(len(seats)):
         msg = record.shuffles[s] if s < len(record.shuffles) else None
         if msg is None or msg.seat != s:
             faults.append(Fault(s, "shuffle", None, "its shuffle is missing or out of seat order"))
-            chain_ok = False
             break
         fault = check_shuffle(pile, msg)
         if fault:
             faults.append(fault)
-            chain_ok = False
             break
         if s in secrets:
-            redo = shuffle_pass(secrets[s], pile, s, inputs)
-            if redo.key != msg.key:
-                faults.append(Fault(s, "shuffle", None, "its shuffle key is not the one its secret makes"))
-            else:
-                i = _first_difference(redo.points, msg.points)
-                if i is not None:
-                    faults.append(Fault(s, "shuffle", i, "its shuffle differs from the one its secret makes"))
-        shuffle_keys[s] = msg.key
-        inputs = tuple(msg.points)
-    lock_io: dict[int, tuple[tuple[bytes, ...], tuple[bytes, ...]]] = {}
-    final: tuple[bytes, ...] | None = None
-    if chain_ok:
-        for s in range(n_seats):
-            msg = record.locks[s] if s < len(record.locks) else None
-            if msg is None or msg.seat != s:
-                faults.append(Fault(s, "lock", None, "its lock is missing or out of seat order"))
-                break
-            fault = check_lock(pile, msg)
-            if fault:
-                faults.append(fault)
-                break
-            if s in secrets:
-                i = _first_difference(lock_pass(secrets[s], pile, s, inputs).points, msg.points)
-                if i is not None:
-                    faults.append(Fault(s, "lock", i, "its lock differs from the one its secret makes"))
-            lock_io[s] = (inputs, tuple(msg.points))
-            inputs = tuple(msg.points)
-        else:
-            final = inputs
-    faults.extend(_share_faults(record, seats, secrets, shuffle_keys, lock_io))
-    if final is not None and not faults:
-        faults.extend(_open_all(record, secrets, final, n_seats))
+            i = _first_difference(shuffle_pass(secrets[s], pile, s, joint, inputs).cards, msg.cards)
+            if i is not None:
+                faults.append(Fault(s, "shuffle", i, "its shuffle differs from the one its secret makes"))
+        inputs = tuple(msg.cards)
+    else:
+        final = inputs
+    if final is None:
+        return tuple(faults)
+    for share in record.shares:
+        if not (isinstance(share.seat, int) and 0 <= share.seat < len(seats)
+                and isinstance(share.card, int) and 0 <= share.card < pile.size):
+            faults.append(Fault(share.seat if isinstance(share.seat, int) else -1, "share", None,
+                                "a share of no seat or no card"))
+            continue
+        try:
+            check_share(pile, share, seats[share.seat].keys.deal_key, final[share.card])
+        except DealError as e:
+            faults.append(Fault(share.seat, "share", share.card, str(e)))
+            continue
+        if share.seat in secrets and make_share(secrets[share.seat], pile, share.seat, share.card,
+                                                final[share.card]) != share:
+            faults.append(Fault(share.seat, "share", share.card, "its share is not the one its secret makes"))
+    if not faults and len(secrets) == len(seats):
+        faults.extend(_open_all(pile, secrets, final, cards))
     return tuple(faults)
 
 
-def _share_faults(record: PileRecord, seats: Sequence[SeatRecord], secrets: Mapping[int, bytes],
-                  shuffle_keys: Mapping[int, bytes],
-                  lock_io: Mapping[int, tuple[tuple[bytes, ...], tuple[bytes, ...]]]) -> list[Fault]:
-    """Every share checked as on arrival, then compared with the one the secret makes."""
-    pile = record.pile
-    faults: list[Fault] = []
-    boxes = {r.seat: r.box_key for r in seats}
-    for item in record.reveals:
-        if item.seat not in lock_io or not (isinstance(item.card, int) and 0 <= item.card < pile.size):
-            faults.append(Fault(item.seat, "share", None, "a share of no card of its lock"))
-            continue
-        x, y = lock_io[item.seat][0][item.card], lock_io[item.seat][1][item.card]
-        try:
-            check_reveal(pile, item, shuffle_keys[item.seat], x, y)
-        except DealError as e:
-            faults.append(Fault(item.seat, "share", item.card, str(e)))
-            continue
-        if item.seat in secrets and public_reveal(secrets[item.seat], pile, item.seat, item.card, x, y) != item:
-            faults.append(Fault(item.seat, "share", item.card, "its share is not the one its secret makes"))
-    for priv in record.private:
-        if (priv.seat not in lock_io or priv.peeker not in boxes or priv.peeker == priv.seat
-                or not (isinstance(priv.card, int) and 0 <= priv.card < pile.size)):
-            faults.append(Fault(priv.seat, "sealed", None, "a sealed share of no card or to no other seat"))
-            continue
-        x, y = lock_io[priv.seat][0][priv.card], lock_io[priv.seat][1][priv.card]
-        try:
-            check_private_reveal(pile, priv, shuffle_keys[priv.seat], x)
-        except DealError as e:
-            faults.append(Fault(priv.seat, "sealed", priv.card, str(e)))
-            continue
-        if priv.seat in secrets:
-            try:
-                redo: PrivateReveal | None = private_reveal(secrets[priv.seat], pile, priv.seat, priv.card, x, y,
-                                                            priv.peeker, boxes[priv.peeker])
-            except DealError:
-                redo = None
-            if redo != priv:
-                faults.append(Fault(priv.seat, "sealed", priv.card,
-                                    f"its sealed share to seat {priv.peeker} is not the one its secret makes"))
-    return faults
-
-
-def _open_all(record: PileRecord, secrets: Mapping[int, bytes], final: Sequence[bytes], n_seats: int) -> list[Fault]:
-    """With every secret good and every pass matching its redo, every card must open to a
-    distinct card point; this re-checks it (it fails only if the passes above were wrong)."""
-    if len(secrets) != n_seats:
-        return []
-    cards = CardPoints.of(record.pile)
-    pile = record.pile
+def _open_all(pile: Pile, secrets: Mapping[int, bytes], final: Sequence[bytes], cards: CardPoints) -> list[Fault]:
+    """With every secret good and every shuffle matching its redo, every card opens to a
+    distinct card point; this re-checks it (it fails only if the redone passes were wrong)."""
     seen: set[int] = set()
-    for i, point in enumerate(final):
-        j = open_card(check_point(point), [lock_key(secrets[s], pile.game, pile.round_no, pile.pile, i)
-                                           for s in range(n_seats)], cards)
+    for i, c in enumerate(final):
+        j = open_card(c, [make_share(secrets[s], pile, s, i, c).point for s in sorted(secrets)], cards)
         if j is None or j in seen:
-            return [Fault(n_seats - 1, "lock", i, "the deal does not open to the pile's cards")]
+            return [Fault(len(secrets) - 1, "shuffle", i, "the deal does not open to the pile's cards")]
         seen.add(j)
     return []
 
@@ -206,13 +154,13 @@ def verify_escrow(game: bytes, seats: Sequence[SeatRecord], escrows: Mapping[int
     """Every dealer whose published escrow is not the one its secret makes."""
     faults: list[Fault] = []
     secrets = _good_secrets(game, seats)
-    boxes = {r.seat: r.box_key for r in seats}
+    boxes = {r.seat: r.keys.box_key for r in seats}
     for rec in seats:
         if rec.seat not in secrets:
             continue
-        holders = {h: boxes[h] for h in boxes if h != rec.seat}
         try:
-            redo = make_escrow(secrets[rec.seat], game, rec.seat, holders)
+            redo: tuple[EscrowShare, ...] = make_escrow(secrets[rec.seat], game, rec.seat,
+                                                        {h: boxes[h] for h in boxes if h != rec.seat})
         except DealError:
             redo = ()
         if tuple(escrows.get(rec.seat, ())) != redo:

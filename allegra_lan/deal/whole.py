@@ -1,10 +1,9 @@
 """A whole pile dealt honestly in one process, from every seat's secret.
 
 Why: tests, the test-vector generator and benchmarks need the full sequence of messages
-that the seats of a game would publish one by one (shuffles in seat order, then locks,
-then shares); building it in one place keeps them all on the protocol's order. A peer
-never has every secret; it makes its own messages with shuffle_pass, lock_pass and the
-reveal functions.
+that the seats of a game would publish one by one (keys, shuffles in seat order, then
+shares); building it in one place keeps them all on the protocol's order. A peer never
+has every secret; it makes its own messages with seat_keys, shuffle_pass and make_share.
 """
 
 from __future__ import annotations
@@ -13,71 +12,61 @@ from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
 from .cards import CardPoints, Pile
-from .passes import LockPass, ShufflePass, lock_pass, shuffle_pass
-from .reveal import PrivateReveal, Reveal, box_keypair, private_reveal, public_reveal
-from .verify import PileRecord
+from .keys import SeatKeys, joint_key, seat_keys
+from .passes import ShufflePass, initial, shuffle_pass
+from .reveal import Share, make_share
+from .verify import PileRecord, SeatRecord
+
+Tamper = Callable[[int, tuple[bytes, ...]], Sequence[bytes]]
+"""(seat, cards) -> the cards that seat publishes instead of its honest shuffle."""
 
 
 @dataclass(frozen=True)
 class Dealt:
-    """The passes of one pile and, for each card place i and seat s, the lock's input and
-    output (x, y) that a share of that seat for that card refers to."""
+    """The keys and shuffles of one pile."""
 
     pile: Pile
     cards: CardPoints
+    keys: tuple[SeatKeys, ...]
+    joint: bytes
     shuffles: tuple[ShufflePass, ...]
-    locks: tuple[LockPass, ...]
-
-    def lock_io(self, seat: int, card: int) -> tuple[bytes, bytes]:
-        x = (self.shuffles[-1] if seat == 0 else self.locks[seat - 1]).points[card]
-        return x, self.locks[seat].points[card]
 
     @property
     def final(self) -> tuple[bytes, ...]:
-        return self.locks[-1].points
+        return self.shuffles[-1].cards
 
-    def record(self, reveals: Sequence[Reveal] = (), private: Sequence[PrivateReveal] = ()) -> PileRecord:
-        return PileRecord(self.pile, self.shuffles, self.locks, tuple(reveals), tuple(private))
+    def input_of(self, seat: int) -> tuple[bytes, ...]:
+        return initial(self.cards, self.joint) if seat == 0 else self.shuffles[seat - 1].cards
 
+    def record(self, shares: Sequence[Share] = ()) -> PileRecord:
+        return PileRecord(self.pile, self.shuffles, tuple(shares))
 
-Tamper = Callable[[str, int, tuple[bytes, ...]], Sequence[bytes]]
-"""(step, seat, points) -> the points that seat publishes instead: "shuffle" or "lock"."""
+    def seats(self, published: Sequence[bytes | None]) -> list[SeatRecord]:
+        return [SeatRecord(k, p) for k, p in zip(self.keys, published)]
 
 
 def deal(pile: Pile, secrets: Sequence[bytes], tamper: Tamper | None = None) -> Dealt:
-    """Every seat's shuffle, then every seat's lock, seat 0 first. `tamper`, if given, may
-    replace the points a seat publishes at a step (a dishonest seat, for tests and the
-    simulator's adversaries); the later seats work on what was published."""
+    """Every seat's keys, then every seat's shuffle, seat 0 first. `tamper`, if given, may
+    replace the cards a seat publishes (a dishonest seat, for tests and the simulator's
+    adversaries); the later seats work on what was published."""
+    keys = tuple(seat_keys(secret, pile.game, seat) for seat, secret in enumerate(secrets))
+    joint = joint_key([k.deal_key for k in keys])
     cards = CardPoints.of(pile)
-    points = cards.points
+    current = initial(cards, joint)
     shuffles: list[ShufflePass] = []
     for seat, secret in enumerate(secrets):
-        made = shuffle_pass(secret, pile, seat, points)
+        made = shuffle_pass(secret, pile, seat, joint, current)
         if tamper is not None:
-            made = replace(made, points=tuple(tamper("shuffle", seat, made.points)))
+            made = replace(made, cards=tuple(tamper(seat, made.cards)))
         shuffles.append(made)
-        points = made.points
-    locks: list[LockPass] = []
-    for seat, secret in enumerate(secrets):
-        lock = lock_pass(secret, pile, seat, points)
-        if tamper is not None:
-            lock = replace(lock, points=tuple(tamper("lock", seat, lock.points)))
-        locks.append(lock)
-        points = lock.points
-    return Dealt(pile, cards, tuple(shuffles), tuple(locks))
+        current = made.cards
+    return Dealt(pile, cards, keys, joint, tuple(shuffles))
 
 
-def reveal_all(dealt: Dealt, secrets: Sequence[bytes], card: int) -> tuple[Reveal, ...]:
-    """Every seat's public share of one card place."""
-    return tuple(public_reveal(secret, dealt.pile, seat, card, *dealt.lock_io(seat, card))
-                 for seat, secret in enumerate(secrets))
+def shares_of(dealt: Dealt, secrets: Sequence[bytes], card: int, but: int | None = None) -> tuple[Share, ...]:
+    """Every seat's share of one card place (all but seat `but`, for a peek by that seat)."""
+    return tuple(make_share(secret, dealt.pile, seat, card, dealt.final[card])
+                 for seat, secret in enumerate(secrets) if seat != but)
 
 
-def reveal_to(dealt: Dealt, secrets: Sequence[bytes], card: int, peeker: int) -> tuple[PrivateReveal, ...]:
-    """Every other seat's share of one card place, sealed to `peeker`."""
-    box = box_keypair(secrets[peeker], dealt.pile.game)[1]
-    return tuple(private_reveal(secret, dealt.pile, seat, card, *dealt.lock_io(seat, card), peeker, box)
-                 for seat, secret in enumerate(secrets) if seat != peeker)
-
-
-__all__ = ["Dealt", "Tamper", "deal", "reveal_all", "reveal_to"]
+__all__ = ["Dealt", "Tamper", "deal", "shares_of"]
