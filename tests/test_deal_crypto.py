@@ -392,3 +392,21 @@ def test_a_pile_of_one_card_and_the_limits_of_a_pile() -> None:
         with pytest.raises(DealError):
             replace(PILE, **bad)
     assert open_point(initial(dealt.cards, dealt.joint)[0], [dealt.joint]) == dealt.cards.points[0]
+
+
+def test_keys_that_cancel_and_cards_given_as_bytearrays_are_faults_not_exceptions() -> None:
+    from allegra_lan.deal import dleq
+    dealt = DEALT_FOR_PROPERTIES
+    x0 = deal_key(SECRETS[0], GAME)
+    # seats 1 and 2 together cancel seat 0's key and each proves its own: the joint key is the identity
+    x1 = 777
+    x2 = (-x0 - x1) % group.L
+    keys = list(dealt.keys)
+    for seat, x in ((1, x1), (2, x2)):
+        point = group.mul_base(x)
+        keys[seat] = replace(keys[seat], deal_key=point, key_proof=dleq.prove_key(SECRETS[seat], GAME, seat, x, point))
+        assert check_seat_keys(GAME, keys[seat]) is None
+    seats = [replace(r, keys=k) for r, k in zip(dealt.seats(SECRETS), keys)]
+    assert verify_pile(dealt.record(), seats) == (Fault(2, "key", None, "the seats' deal keys add up to the identity"),)
+    loose = replace(dealt.shuffles[0], cards=tuple(bytearray(c) for c in dealt.shuffles[0].cards))
+    assert check_shuffle(PILE, loose) is None

@@ -90,6 +90,7 @@ def check_shuffle(pile: Pile, msg: ShufflePass) -> Fault | None:
             check_card(c, f"shuffled card {i}")
         except DealError as e:
             return Fault(msg.seat, "shuffle", i, str(e))
+        c = bytes(c)
         if c in seen:
             return Fault(msg.seat, "shuffle", i, f"shuffled card {i} repeats card {seen[c]}")
         seen[c] = i

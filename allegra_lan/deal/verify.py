@@ -96,7 +96,10 @@ def verify_pile(record: PileRecord, seats: Sequence[SeatRecord]) -> tuple[Fault,
         return tuple(f for f in check_secrets(pile.game, seats) if f.step == "key") or (
             Fault(0, "key", None, "the seats' keys are not in seat order"),)
     secrets = _good_secrets(pile.game, seats)
-    joint = joint_key([r.keys.deal_key for r in seats])
+    try:
+        joint = joint_key([r.keys.deal_key for r in seats])
+    except DealError:  # every seat in it together: each proved its key, and they cancel
+        return (Fault(len(seats) - 1, "key", None, "the seats' deal keys add up to the identity"),)
     cards = CardPoints.of(pile)
     faults: list[Fault] = []
     inputs: tuple[bytes, ...] = initial(cards, joint)
