@@ -410,3 +410,33 @@ def test_keys_that_cancel_and_cards_given_as_bytearrays_are_faults_not_exception
     assert verify_pile(dealt.record(), seats) == (Fault(2, "key", None, "the seats' deal keys add up to the identity"),)
     loose = replace(dealt.shuffles[0], cards=tuple(bytearray(c) for c in dealt.shuffles[0].cards))
     assert check_shuffle(PILE, loose) is None
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.one_of(st.binary(min_size=0, max_size=100), st.binary(min_size=80, max_size=80)), st.binary(max_size=40))
+def test_escrow_decoders_on_arbitrary_bytes_refuse_in_one_line(sealed: bytes, piece: bytes) -> None:
+    """unseal, open_escrow and check_release are decoders of what other seats publish."""
+    sk, pk = box_keypair(SECRETS[1], GAME)
+    item = make_escrow(SECRETS[0], GAME, 0, {1: pk, 2: box_keypair(SECRETS[2], GAME)[1]})[0]
+    try:
+        open_escrow(GAME, replace(item, sealed=sealed), sk, pk)
+    except DealError as e:
+        assert "\n" not in str(e)
+    else:
+        assert sealed == item.sealed
+    fault = check_release(GAME, item, piece)
+    assert fault is None or (fault.seat == 1 and fault.step == "escrow")
+
+
+def test_a_coalition_of_all_seats_but_one_opens_no_card_it_was_not_shown() -> None:
+    """Seats 0 and 2 pool their secrets (every key, permutation and re-encryption they
+    made) and everything published; without seat 1's share, no card opens, and what is
+    left of each card is a different point, none of them a card point."""
+    secrets = [secret_of(s, "coalition") for s in range(3)]
+    dealt = deal(PILE, secrets)
+    left = []
+    for i in range(12):
+        pooled = [make_share(secrets[s], PILE, s, i, dealt.final[i]).point for s in (0, 2)]
+        assert open_card(dealt.final[i], pooled, dealt.cards) is None
+        left.append(open_point(dealt.final[i], pooled))
+    assert len(set(left)) == 12 and not set(left) & set(dealt.cards.points)

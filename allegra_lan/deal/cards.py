@@ -2,7 +2,9 @@
 
 Why hash to the curve: M_j = from_uniform(H(game, round, pile, j)) gives every card place
 of every pile of every game a point whose discrete log nobody knows, so no two points have
-a known relation (with M_j = j*G, anyone could test a guess of a locked card). The value
+a known relation: encryption is additive, and with M_j = j*G a seat could turn an
+encrypted card into another valid card (add an encryption of G) unseen; with hashed
+points any such combination opens to no card point, and is caught. The value
 of M_j is public: it is value j of the pile's unshuffled list (the ruleset's deck for pile
 0, the discard pile in its public order for a reshuffle), and a reshuffled pile gets fresh
 points, so a card's point never tells where it was seen before.

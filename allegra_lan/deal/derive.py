@@ -1,7 +1,7 @@
 """Everything a seat does in the deal derives from one 32-byte per-game secret.
 
 Why: a seat that publishes this one secret when the game ends lets anyone redo every
-pass, share and sealed share it made, byte for byte, and so find and name a cheat; and
+shuffle, share and escrow box it made, byte for byte, and so find and name a cheat; and
 the seat needs no other state to resume after a crash. Derivations are keyed BLAKE2b
 (the secret is the key) over a domain-separated message (`frame`), so no two uses of
 the secret can collide. Layout (PROTOCOL.md, "Fair deal: the cryptography"):
