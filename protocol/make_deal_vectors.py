@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from allegra_lan.deal import (
-    Pile, box_keypair, commitment, deal_key, make_escrow, make_share, open_point, permutation, rerandomizer, split,
+    Pile, box_keypair, deal_key, make_escrow, open_point, permutation, rerandomizer, split,
 )
 from allegra_lan.deal.derive import frame, hash_, keyed
 from allegra_lan.deal.group import add, mul_base, sc, sub
@@ -60,7 +60,7 @@ def vectors() -> dict[str, Any]:
         "permutation": permutation(secrets[s], GAME, 1, 0, PILE.size),
         "rerandomizers": [sc(rerandomizer(secrets[s], GAME, 1, 0, i)).hex() for i in range(PILE.size)],
     } for s in range(SEATS)]
-    reveals = []
+    reveals: list[dict[str, Any]] = []
     for i in range(PILE.size):
         shares = shares_of(dealt, secrets, i)
         opens = dealt.cards.card_index(open_point(dealt.final[i], [sh.point for sh in shares]))

@@ -256,9 +256,11 @@ def _salsa_rounds(x: list[int]) -> list[int]:
         x[d] ^= _rotl((x[c] + x[b]) & 0xFFFFFFFF, 13)
         x[a] ^= _rotl((x[d] + x[c]) & 0xFFFFFFFF, 18)
 
+    columns_then_rows = ((0, 4, 8, 12), (5, 9, 13, 1), (10, 14, 2, 6), (15, 3, 7, 11),
+                         (0, 1, 2, 3), (5, 6, 7, 4), (10, 11, 8, 9), (15, 12, 13, 14))
     for _ in range(10):
-        qr(0, 4, 8, 12), qr(5, 9, 13, 1), qr(10, 14, 2, 6), qr(15, 3, 7, 11)
-        qr(0, 1, 2, 3), qr(5, 6, 7, 4), qr(10, 11, 8, 9), qr(15, 12, 13, 14)
+        for quarter in columns_then_rows:
+            qr(*quarter)
     return x
 
 

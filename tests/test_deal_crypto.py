@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from allegra_lan.deal import (
-    CardPoints, DealError, EscrowShare, Fault, Pile, SeatKeys, box_keypair, check_release, check_scalar,
+    CardPoints, DealError, EscrowShare, Fault, Pile, box_keypair, check_release, check_scalar,
     check_seat_keys, check_secrets, check_share, check_shuffle, check_point, combine, commitment, deal_key,
     joint_key, make_escrow, make_share, open_card, open_escrow, open_point, permutation, redo_shuffle,
     rerandomizer, seal, seat_keys, shuffle_pass, split, unseal, verify_escrow, verify_pile,
