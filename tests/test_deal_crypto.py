@@ -440,3 +440,28 @@ def test_a_coalition_of_all_seats_but_one_opens_no_card_it_was_not_shown() -> No
         assert open_card(dealt.final[i], pooled, dealt.cards) is None
         left.append(open_point(dealt.final[i], pooled))
     assert len(set(left)) == 12 and not set(left) & set(dealt.cards.points)
+
+
+def test_the_limit_a_copy_by_the_last_seat_leaks_its_twin_and_is_named_at_game_end() -> None:
+    """What no check on arrival can stop without a verifiable shuffle (PROTOCOL.md, "What
+    is protected"): the last seat, with seat 0, re-encrypts card 4 into place 9. When place
+    9 is shown to everyone, honest seat 1's share of it gives the coalition seat 1's share
+    of card 4 too, so it reads card 4 (say, in seat 1's hand). The deck is broken by it:
+    the twins open to one value, and game-end verification names the last seat."""
+    t = 4242
+    def copy(seat: int, cards: tuple[bytes, ...]) -> list[bytes]:
+        if seat != 2:
+            return list(cards)
+        y = joint_key([seat_keys(s, GAME, n).deal_key for n, s in enumerate(SECRETS)])
+        twin = group.add(cards[4][:32], group.mul_base(t)) + group.add(cards[4][32:], group.mul(t, y))
+        return [*cards[:9], twin, *cards[10:]]
+    dealt = deal(PILE, SECRETS, copy)
+    assert all(check_shuffle(PILE, m) is None for m in dealt.shuffles)  # a re-encrypted copy looks new
+    shown = shares_of(dealt, SECRETS, 9)
+    honest_on_9 = check_share(PILE, shown[1], dealt.keys[1].deal_key, dealt.final[9])
+    honest_on_4 = group.sub(honest_on_9, group.mul(t, dealt.keys[1].deal_key))
+    coalition_on_4 = [make_share(SECRETS[s], PILE, s, 4, dealt.final[4]).point for s in (0, 2)]
+    read = open_card(dealt.final[4], [*coalition_on_4, honest_on_4], dealt.cards)
+    assert read is not None and read == open_card(dealt.final[9], [s.point for s in shown], dealt.cards)
+    assert verify_pile(dealt.record(shown), dealt.seats(SECRETS))[0] == Fault(
+        2, "shuffle", 9, "its shuffle differs from the one its secret makes")

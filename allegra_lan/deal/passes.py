@@ -18,6 +18,9 @@ X, 2X), learning where a card went: the coalition reads a card h's shuffle shoul
 hidden, and is caught only when the destroyed card opens or the game ends. Independent
 randomness per card destroys every relation: telling (C, 2C + E(0)) from two unrelated
 ciphertexts is DDH under h's part of the key. And the lock pass and its keys go away.
+What re-encryption does not stop (nor did the commutative keys) is an active cheat
+after h: a re-encrypted copy of a card, whose twin's value shows when one of them is
+shown (PROTOCOL.md, "What is protected"); only a verifiable shuffle would.
 
 Nobody can check a shuffle without the secret (that is what hides the order); on arrival
 we check its shape: n ciphertexts of two valid points, no two equal. A tampered shuffle
