@@ -465,3 +465,29 @@ def test_the_limit_a_copy_by_the_last_seat_leaks_its_twin_and_is_named_at_game_e
     assert read is not None and read == open_card(dealt.final[9], [s.point for s in shown], dealt.cards)
     assert verify_pile(dealt.record(shown), dealt.seats(SECRETS))[0] == Fault(
         2, "shuffle", 9, "its shuffle differs from the one its secret makes")
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.one_of(st.binary(max_size=70), st.text(max_size=3)), st.one_of(st.integers(), st.booleans(), st.none()),
+       st.one_of(st.integers(), st.booleans()), st.one_of(st.integers(-2, 5000), st.booleans(), st.floats()))
+def test_a_pile_from_arbitrary_values_is_one_or_a_one_line_error(game: object, round_no: object, pile: object,
+                                                               size: object) -> None:
+    """Pile is built from what the log says; bad values never pass silently."""
+    try:
+        made = Pile(game, round_no, pile, size)  # type: ignore[arg-type]
+    except DealError as e:
+        assert "\n" not in str(e)
+    else:
+        assert isinstance(made.game, bytes) and 1 <= len(made.game) <= 64 and 1 <= made.size <= 4096
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.one_of(st.binary(max_size=70), st.binary(min_size=64, max_size=64)))
+def test_check_card_on_arbitrary_bytes(data: bytes) -> None:
+    from allegra_lan.deal import check_card
+    try:
+        c1, c2 = check_card(data, "a card")
+    except DealError as e:
+        assert "\n" not in str(e) and str(e).startswith("a card")
+    else:
+        assert c1 + c2 == data
