@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 from prompt_toolkit.output.color_depth import ColorDepth
@@ -384,7 +384,8 @@ class Look:
     tall: int = 3  # lines of a framed card (3 or 5)
 
 
-def _card_text(v: SeatView, ui: UiState, slot: Slot | None, room: int) -> tuple[str, str, CardView | None]:
+def _card_text(v: SeatView, ui: UiState, slot: Slot | None, room: int,
+               centred: bool = True) -> tuple[str, str, CardView | None]:
     """A place's label and style: cursor `[ ]`, chosen `< >`, last move `*`."""
     if slot is None:
         return "", "", None
@@ -405,7 +406,7 @@ def _card_text(v: SeatView, ui: UiState, slot: Slot | None, room: int) -> tuple[
         text = f"<{text}>"
     elif slot in ui.last_slots:
         style += " class:last"
-        if len(text) < room:
+        if len(text) < room - (0 if centred else 1):  # a space stays before the mark
             text = "*" + text
     return text, style, card
 
@@ -414,7 +415,7 @@ def _cell_lines(v: SeatView, ui: UiState, slot: Slot | None, width: int, look: L
                 centred: bool, extra: str = "") -> list[Line]:
     """One place as 1 line (or 3 for a boxed card) of exactly `width` characters."""
     room = width - 3 if look.box else (width - 2 if centred else width)
-    text, style, card = _card_text(v, ui, slot, max(room, 1))
+    text, style, card = _card_text(v, ui, slot, max(room, 1), centred or look.box)
     if extra and text:
         style += " " + extra
     if not look.box:
@@ -580,14 +581,23 @@ def _area_notes(v: SeatView, ui: UiState, focus: int, width: int) -> list[Line]:
 def _header(v: SeatView, ui: UiState, width: int) -> Line:
     rs = v.ruleset
     d = v.decision
-    left = f"{rs.title}  round {min(v.round_no + 1, rs.rounds)}/{rs.rounds}  turn {v.turn}"
+    rnd = f"{min(v.round_no + 1, rs.rounds)}/{rs.rounds}"
     if d is None:
-        act = "  game over"
+        acts = ["  game over"]
     else:
         who = "you" if d.seat == v.seat else name_of(ui.names, d.seat)
-        act = f"  to act: {who} ({DECISION_WORDS.get(d.kind, d.kind)})"
-        if len(left) + len(act) > width - MARGIN:
-            act = f"  to act: {who}"
+        acts = [f"  to act: {who} ({DECISION_WORDS.get(d.kind, d.kind)})", f"  to act: {who}"]
+    # Whose turn it is goes last: the decision's words, the turn, the word `round` and the
+    # title's first word go first when the window is narrow.
+    short_title = rs.title.split()[-1]
+    lefts = [f"{rs.title}  round {rnd}  turn {v.turn}", f"{rs.title}  round {rnd}",
+             f"{rs.title}  {rnd}", f"{short_title}  {rnd}", short_title]
+    left, act = lefts[-1], acts[-1]
+    for a in acts:
+        fitting = [lt for lt in lefts if len(lt) + len(a) <= width - MARGIN]
+        if fitting:
+            left, act = fitting[0], a
+            break
     line: Line = [("class:header", left), ("class:status", act)]
     if ui.title:
         room = width - MARGIN - line_len(line) - 1
@@ -801,7 +811,9 @@ def _small_cell(v: SeatView, seats: Sequence[int], width: int, sizes: Sequence[i
             total += max(cols * cell + (1 if v.variant == "allegra" else 0), 14) + 2
         if total <= width + 2:
             return cell
-    return sizes[-1]
+    # None fits in one row: the displays wrap to a second row anyway, so keep cells of 3
+    # (in cells of 2, `-1` and `13` touch their neighbours: `?-1*0`).
+    return sizes[-1] if sizes[-1] != 2 else 3
 
 
 @dataclass
@@ -859,12 +871,36 @@ def _fitting(v: SeatView, ui: UiState, width: int, height: int) -> _Layout | Non
     return None
 
 
+def _widest_footer(v: SeatView, ui: UiState, width: int) -> UiState:
+    """`ui` with the footer of the game's situation whose footer takes the most lines at
+    this width (every key of the key table that shows there; ALLEGRA's give keys for every
+    other seat), so that the size needed does not change with the next move (issue 11
+    games: a table at the smallest size accepted said "too small" two moves later)."""
+    from .keys import TABLE, bindings
+
+    best = ui.keys
+    for situation in TABLE:
+        keys: list[tuple[str, str]] = []
+        for k in bindings(str(v.variant), situation):
+            if not k.footer:
+                continue
+            if k.action == "give":
+                keys += [(str(s), f"give to {name_of(ui.names, s)}") for s in range(v.players) if s != v.seat]
+            else:
+                keys.append((k.label, k.does))
+        if len(footer_lines(keys, width, 99)) > len(footer_lines(best, width, 99)):
+            best = tuple(keys)
+    return replace(ui, keys=tuple(best))
+
+
 def needed_size(v: SeatView, ui: UiState, width: int) -> tuple[int, int]:
     """The smallest window that shows this table whole: the smallest layout's width, and
-    the lines it needs at that width (or at `width` when wider, as opponents wrap less)."""
+    the lines it needs at that width (or at `width` when wider, as opponents wrap less),
+    with room for the longest footer of the game (it does not change with the next move)."""
     small = _compose(v, ui, MIN_WIDTH, _BIG_LOOKS[-1], False, False)  # notes at their narrowest
     w = max(small.need_w, MIN_WIDTH)
-    at = _compose(v, ui, max(width, w), _BIG_LOOKS[-1], False, False)
+    at_w = max(width, w)
+    at = _compose(v, _widest_footer(v, ui, at_w), at_w, _BIG_LOOKS[-1], False, False)
     return w, max(at.need_h, MIN_HEIGHT)
 
 
@@ -1117,7 +1153,9 @@ def screen_lines(v: SeatView, ui: UiState, width: int, height: int) -> list[Line
     needed instead of a screen with parts silently cut off."""
     need = needed_size(v, ui, width)
     if width < need[0] or height < need[1] or _fitting(v, ui, width, height) is None:
-        text = too_small_line(width, height, need)
+        # A size that works: at this width when it is wide enough (the height needed
+        # there), else the narrowest width and the height needed at it.
+        text = too_small_line(width, height, (max(width, need[0]), need[1]))
         pad = max(0, width - len(text))
         lines: list[Line] = [[] for _ in range(max(0, (height - 1) // 2))]
         lines.append([("", " " * (pad // 2)), ("class:message.refused", text)])
