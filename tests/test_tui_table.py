@@ -170,8 +170,9 @@ def test_the_ended_mark_is_whole_and_column_numbers_sit_over_their_cards() -> No
     assert re.search(r"\bended\b", text) and " en\n" not in text and not text.count(" en ")
     rows = [ln for _, ln in big_display_rows(text, "ann (you)")]
     at = next(k for k, ln in enumerate(rows) if ln.lstrip().startswith("col 4"))
-    header = rows[at].split("|", 1)[1]
-    cards = [ln.split("|", 1)[1] for ln in rows[at + 1:] if TOKEN.search(ln.split("|", 1)[-1])]
+    bar = rows[at].index("|")  # the separator after the neighbour's column, framed cards or not
+    header = rows[at][bar + 1:]
+    cards = [ln[bar + 1:] for ln in rows[at + 1:] if TOKEN.search(ln[bar + 1:])]
     assert len(cards) == 3, rows
     for n in "1234":
         col = re.search(rf"\b{n}\b", header).start()

@@ -63,6 +63,10 @@ class Pane:
         """The screen and what scrolled off it (a line printed after the client left)."""
         return self._tmux("capture-pane", "-p", "-J", "-S", "-200", "-t", "t")
 
+    def resize(self, width: int, height: int) -> None:
+        """Make the pane `width` x `height` (the client redraws for its new size)."""
+        self._tmux("resize-window", "-t", "t", "-x", str(width), "-y", str(height))
+
     def keys(self, *keys: str) -> None:
         self._tmux("send-keys", "-t", "t", *keys)
 

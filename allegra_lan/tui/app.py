@@ -146,14 +146,25 @@ class PlayClient:
         elif self._my_decision() is not None:
             status = self._prompt(v)
         message, refused = self.message_now()
+        last_turns, last_slots = self._this_rounds_turns(v)
         return UiState(
             names=self.names, focus=self.board, cursor=self.cursor(v),
             marked=frozenset(marked), highlight=self.frame.highlight if self.frame else frozenset(),
             message=message, refused=refused,
             moves=tuple(self.moves), keys=tuple(self.keys()), status=status, overlay=overlay,
-            last_turns=self.notes.last_turns(), last_slots=self.notes.last_slots(self.human),
-            end_note=self.notes.end_note,
+            last_turns=last_turns, last_slots=last_slots, end_note=self.notes.end_note,
         )
+
+    def _this_rounds_turns(self, v: SeatView) -> tuple[tuple[str, ...], frozenset[Slot]]:
+        """Each seat's last turn and the places it changed, for the turns of the round being
+        played only: a turn of the round before is stale once a new deal is on the table
+        (its `*` marked a new round's closed card, its words a move of the old deal)."""
+        turns = self.notes.turns
+        now = [t if t is not None and t.round_no == v.round_no else None for t in turns]
+        words = tuple("; ".join(t.words) if t is not None else "" for t in now)
+        slots = frozenset(x for seat, t in enumerate(now) if t is not None and seat != self.human
+                          for x in t.slots)
+        return words, slots
 
     def message_now(self) -> tuple[str, bool]:
         """The message line and whether it is a refusal. A message said before the table moved
@@ -433,6 +444,8 @@ class PlayClient:
 
     def _do_cursor(self, key: str) -> None:
         self._move_cursor(*_ARROWS[key])
+        if self.refused:  # "Not this card" was about the card the cursor has left
+            self._say("")
 
     def _do_cancel(self, key: str) -> None:
         self.swap_first = None

@@ -31,7 +31,8 @@ peeked card is in parentheses whatever the colours.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 from prompt_toolkit.output.color_depth import ColorDepth
@@ -204,18 +205,62 @@ def line_len(line: Line) -> int:
     return sum(len(t) for _, t in line)
 
 
-def fit(line: Line, width: int) -> Line:
-    """Cut a line to `width` characters and pad it with spaces to exactly `width`."""
+ELLIPSIS = "..."
+MARGIN = 1  # the last column stays free: text that reaches it was shortened and says so
+
+
+def _take(line: Line, n: int) -> Line:
+    """The first `n` characters of a line, styles kept."""
     out: Line = []
-    left = width
+    left = n
     for style, text in line:
         if left <= 0:
             break
         piece = text[:left]
         out.append((style, piece))
         left -= len(piece)
-    if left > 0:
-        out.append(("", " " * left))
+    return out
+
+
+def shorten_at_word(text: str, width: int) -> str:
+    """`text` in at most `width` characters: whole if it fits, else its first words and
+    `...` (a word longer than the room is split only when no word end fits at all)."""
+    if len(text) <= width:
+        return text
+    if width < len(ELLIPSIS) + 1:
+        return text[:width]
+    return text[:_word_end(text, width - len(ELLIPSIS))] + ELLIPSIS
+
+
+def _word_end(text: str, room: int) -> int:
+    """How many characters of `text` to keep within `room` so that they end at a word's
+    end (trailing spaces and a clause's `,;:` dropped); `room` when no word end fits."""
+    ends = [i for i in range(1, room + 1) if text[i - 1] != " " and (i == len(text) or text[i] == " ")]
+    if not ends:
+        return room
+    keep = ends[-1]
+    while keep > 1 and text[keep - 1] in ",;:":
+        keep -= 1
+    return keep
+
+
+def fit(line: Line, width: int) -> Line:
+    """A line as exactly `width` characters: padded with spaces, or, when longer, shortened
+    at a word's end and ended with `...` so that no word is ever cut in the middle where a
+    person reads (issue 11: "tur...", "from dec"). The layout makes lines fit; this is the
+    last guard, and what it shortens says so."""
+    total = line_len(line)
+    if total > width:
+        text = plain(line)
+        if width < len(ELLIPSIS) + 1:
+            line = _take(line, width)
+        else:
+            keep = _word_end(text, width - len(ELLIPSIS))
+            line = _take(line, keep) + [("class:label", ELLIPSIS)]
+        total = line_len(line)
+    out = [f for f in line if f[1]]
+    if total < width:
+        out.append(("", " " * (width - total)))
     return out
 
 
@@ -264,6 +309,43 @@ def wrap_words(text: str, width: int) -> list[str]:
     return lines or [""]
 
 
+def wrap_line(line: Line, width: int, indent: int = 2) -> list[Line]:
+    """A styled line broken at spaces into lines of at most `width` characters, the later
+    ones indented by `indent` (a word longer than a line is split, never cut off)."""
+    width = max(width, indent + 4, 4)
+    tokens: list[Fragment] = []
+    for style, text in line:
+        tokens.extend((style, t) for t in re.findall(r"\S+|\s+", text))
+    out: list[Line] = [[]]
+    used = 0
+    for style, tok in tokens:
+        if tok.isspace():
+            if used:  # no line starts with the space it was broken at
+                out[-1].append((style, tok))
+                used += len(tok)
+            continue
+        while True:
+            if used + len(tok) <= width or used == 0 and len(tok) <= width:
+                out[-1].append((style, tok))
+                used += len(tok)
+                break
+            if used > (indent if len(out) > 1 else 0):  # break the line before this word
+                while out[-1] and out[-1][-1][1].isspace():
+                    out[-1].pop()
+                out.append([("", " " * indent)])
+                used = indent
+                continue
+            room = width - used  # a word longer than a whole line: split it
+            out[-1].append((style, tok[:room]))
+            tok = tok[room:]
+            out.append([("", " " * indent)])
+            used = indent
+    for ln in out:
+        while ln and ln[-1][1].isspace():
+            ln.pop()
+    return out
+
+
 # ----------------------------------------------------------------- displays
 
 
@@ -299,7 +381,8 @@ class Look:
     tall: int = 3  # lines of a framed card (3 or 5)
 
 
-def _card_text(v: SeatView, ui: UiState, slot: Slot | None, room: int) -> tuple[str, str, CardView | None]:
+def _card_text(v: SeatView, ui: UiState, slot: Slot | None, room: int,
+               centred: bool = True) -> tuple[str, str, CardView | None]:
     """A place's label and style: cursor `[ ]`, chosen `< >`, last move `*`."""
     if slot is None:
         return "", "", None
@@ -320,7 +403,7 @@ def _card_text(v: SeatView, ui: UiState, slot: Slot | None, room: int) -> tuple[
         text = f"<{text}>"
     elif slot in ui.last_slots:
         style += " class:last"
-        if len(text) < room:
+        if len(text) < room - (0 if centred else 1):  # a space stays before the mark
             text = "*" + text
     return text, style, card
 
@@ -329,7 +412,7 @@ def _cell_lines(v: SeatView, ui: UiState, slot: Slot | None, width: int, look: L
                 centred: bool, extra: str = "") -> list[Line]:
     """One place as 1 line (or 3 for a boxed card) of exactly `width` characters."""
     room = width - 3 if look.box else (width - 2 if centred else width)
-    text, style, card = _card_text(v, ui, slot, max(room, 1))
+    text, style, card = _card_text(v, ui, slot, max(room, 1), centred or look.box)
     if extra and text:
         style += " " + extra
     if not look.box:
@@ -356,20 +439,25 @@ def _cell_lines(v: SeatView, ui: UiState, slot: Slot | None, width: int, look: L
     return [edge] + [face if i == mid else side for i in range(1, look.tall - 1)] + [edge]
 
 
-def _seat_label(v: SeatView, ui: UiState, seat: int, width: int) -> list[Line]:
-    """The name line: `>` who acts, the name, the total and `ended`; the marks go to a
-    second line rather than being cut."""
+def _seat_label(v: SeatView, ui: UiState, seat: int, width: int, room: int = 0) -> list[Line]:
+    """The name line: `>` who acts, the name, the total and `ended`, in `width` or, when
+    the marks need it, up to `room` characters; the marks go to a second line rather than
+    being cut. The lines are not padded (the block pads them to its width)."""
+    room = max(room, width)
     viewer = v.seat if v.seat >= 0 else None
     to_act = v.decision is not None and v.decision.seat == seat
     name = name_of(ui.names, seat, viewer)
     style = "class:name.turn" if to_act else ("class:you" if seat == viewer else "class:name")
     first: Line = [(style, (">" if to_act else " ") + name), ("", f"  {v.totals[seat]}")]
+    if line_len(first) > room:
+        first = [(style, (">" if to_act else " ") + short_name(name, max(room - 6, 4))),
+                 ("", f"  {v.totals[seat]}")]
     if v.ender != seat:
-        return [fit(first, width)]
-    mark = "  ended the round" if line_len(first) + 17 <= width else "  ended"
-    if line_len(first) + len(mark) <= width:
-        return [fit(first + [("class:label", mark)], width)]
-    return [fit(first, width), fit([("class:label", " ended the round"[:width] if width >= 16 else " ended")], width)]
+        return [first]
+    for mark in ("  ended the round", "  ended"):
+        if line_len(first) + len(mark) <= room:
+            return [first + [("class:label", mark)]]
+    return [first, [("class:label", " ended the round" if room >= 16 else " ended")]]
 
 
 def _hard_wrap(text: str, width: int) -> list[str]:
@@ -384,8 +472,19 @@ def _hard_wrap(text: str, width: int) -> list[str]:
 
 
 def display_block(v: SeatView, ui: UiState, seat: int, cell: int, big: bool,
-                  spacing: int = 0, box: bool = False, tall: int = 3) -> tuple[list[Line], int]:
+                  spacing: int = 0, box: bool = False, tall: int = 3,
+                  label_room: int = 0) -> tuple[list[Line], int]:
     """One seat's display as lines: a name line, column numbers (big only), the rows.
+    `label_room`: how wide the name line may grow for its marks (`ended the round`)."""
+    label, body, width = display_parts(v, ui, seat, cell, big, spacing, box, tall, label_room)
+    return label + body, width
+
+
+def display_parts(v: SeatView, ui: UiState, seat: int, cell: int, big: bool,
+                  spacing: int = 0, box: bool = False, tall: int = 3,
+                  label_room: int = 0) -> tuple[list[Line], list[Line], int]:
+    """`display_block` as its name lines and the rest, apart (so that displays side by
+    side can start their rows on one line).
 
     ALLEGRA, big: the seat's area as the engine reads it, the left neighbour's shared
     column first (headed with its owner's name), set off by `|`, then the seat's own four
@@ -453,7 +552,9 @@ def display_block(v: SeatView, ui: UiState, seat: int, cell: int, big: bool,
     if not layout:
         lines.append([("class:label", "(no cards left)")])
     label_w = max(width, 14)
-    return _seat_label(v, ui, seat, label_w) + lines, label_w
+    label = _seat_label(v, ui, seat, label_w, label_room)
+    label_w = max([label_w] + [line_len(ln) for ln in label])
+    return label, lines, label_w
 
 
 def _area_notes(v: SeatView, ui: UiState, focus: int, width: int) -> list[Line]:
@@ -477,21 +578,30 @@ def _area_notes(v: SeatView, ui: UiState, focus: int, width: int) -> list[Line]:
 def _header(v: SeatView, ui: UiState, width: int) -> Line:
     rs = v.ruleset
     d = v.decision
-    left = f"{rs.title}  round {min(v.round_no + 1, rs.rounds)}/{rs.rounds}  turn {v.turn}"
+    rnd = f"{min(v.round_no + 1, rs.rounds)}/{rs.rounds}"
     if d is None:
-        act = "  game over"
+        acts = ["  game over"]
     else:
         who = "you" if d.seat == v.seat else name_of(ui.names, d.seat)
-        act = f"  to act: {who} ({DECISION_WORDS.get(d.kind, d.kind)})"
-        if len(left) + len(act) > width:
-            act = f"  to act: {who}"
+        acts = [f"  to act: {who} ({DECISION_WORDS.get(d.kind, d.kind)})", f"  to act: {who}"]
+    # Whose turn it is goes last: the decision's words, the turn, the word `round` and the
+    # title's first word go first when the window is narrow.
+    short_title = rs.title.split()[-1]
+    lefts = [f"{rs.title}  round {rnd}  turn {v.turn}", f"{rs.title}  round {rnd}",
+             f"{rs.title}  {rnd}", f"{short_title}  {rnd}", short_title]
+    left, act = lefts[-1], acts[-1]
+    for a in acts:
+        fitting = [lt for lt in lefts if len(lt) + len(a) <= width - MARGIN]
+        if fitting:
+            left, act = fitting[0], a
+            break
     line: Line = [("class:header", left), ("class:status", act)]
     if ui.title:
-        room = width - line_len(line) - 1
+        room = width - MARGIN - line_len(line) - 1
         if room > len(ui.title):
             line.append(("", " " * (room - len(ui.title))))
             line.append(("class:title", " " + ui.title))
-    return fit(line, width)
+    return fit(line, width - MARGIN)
 
 
 def _wrapped(text: str, width: int, style: str, indent: int = 2) -> list[Line]:
@@ -502,14 +612,69 @@ def _wrapped(text: str, width: int, style: str, indent: int = 2) -> list[Line]:
     return out
 
 
-def _one_line(name: str, words: str, width: int) -> str:
-    """`name: words` in one line: the whole turn if it fits, else its last part (what it
-    ended with), else that part cut with `...`."""
-    whole = f"{name}: {words}"
-    if len(whole) <= width:
-        return whole
-    last = f"{name}: ...{words.split('; ')[-1]}"
-    return last if len(last) <= width else last[:max(width - 3, 0)] + "..."
+def short_name(name: str, room: int = 13) -> str:
+    """A name in at most `room` characters, shortened in words: `Maximilian Alexander`
+    -> `Maximilian A.`, then a long word to its start and a full stop."""
+    if len(name) <= room:
+        return name
+    words = name.split()
+    if len(words) > 1:
+        short = " ".join(words[:-1] + [words[-1][0] + "."])
+        if len(short) <= room:
+            return short
+    return name[:max(room - 1, 1)] + "."
+
+
+_PLACE_AT = re.compile(r" at (?:your |[^,;:]*?'s )?row \d+ col \d+")
+_PLACE_LEAD = re.compile(r"^(?:your |[^,;:]*?'s )?row \d+ col \d+: ")
+
+
+def _without_place(text: str) -> str:
+    """A turn's words without where it happened (`put the 1 at row 1 col 2` -> `put the
+    1`): the display marks those places with `*`, so the words may leave them out."""
+    return _PLACE_LEAD.sub("", _PLACE_AT.sub("", text))
+
+
+def turn_lines(name: str, words: str, width: int, lines: int = 1) -> tuple[int, list[str]]:
+    """A seat's last turn (`name: words`, its parts joined by `; `) in at most `lines` lines
+    of `width`, shortened in words, never cut mid-word (issue 11: `greedy 1: ...put the 0 at
+    row...`), and how much was lost (0 = the whole turn). In order: the whole turn; its last
+    part (what the turn ended with) after `...`; that part without where it happened (the
+    display marks it `*`); without its trailing clauses (`, out goes a 2`); each with the
+    name shortened when it is long; last, the first words that fit and `...`."""
+    parts = words.split("; ")
+    lead = "..." if len(parts) > 1 else ""
+    last = parts[-1]
+    bare = _without_place(last)
+    texts = [words, lead + last, lead + bare]
+    clauses = re.split(r"(, |: )", bare)  # the separators kept, at odd places
+    texts += [lead + "".join(clauses[:k]) + "..." for k in range(len(clauses) - 2, 0, -2)]
+    seen: list[str] = []
+    for t in texts:
+        if t not in seen:
+            seen.append(t)
+    short = short_name(name)
+    tries = [f"{n}: {t}" for t in seen for n in dict.fromkeys((name, short))]
+    for loss, text in enumerate(tries):
+        wrapped = _wrap_indented(text, width, 2)
+        if len(wrapped) <= lines and all(len(w) <= width for w in wrapped):
+            return loss, wrapped
+    wrapped = _wrap_indented(tries[-1], width, 2)
+    kept = wrapped[:max(lines, 1)]
+    rest = " ".join(p.strip() for p in wrapped[len(kept) - 1:])
+    indent = "  " if len(kept) > 1 else ""
+    kept[-1] = shorten_at_word(indent + rest, width)
+    return len(tries), kept
+
+
+def _wrap_indented(text: str, width: int, indent: int) -> list[str]:
+    """Plain text wrapped at spaces to `width`, later lines indented (words never split)."""
+    first = wrap_words(text, width)
+    if len(first) <= 1:
+        return first
+    out = [first[0]]
+    out += [" " * indent + t for t in wrap_words(text[len(first[0]):].strip(), width - indent)]
+    return out
 
 
 def _panel(v: SeatView, ui: UiState, width: int, height: int) -> list[Line]:
@@ -523,14 +688,14 @@ def _panel(v: SeatView, ui: UiState, width: int, height: int) -> list[Line]:
         pile.append(("class:label", f" {v.discard_size} card{'s' if v.discard_size != 1 else ''}"))
     else:
         pile.append(("class:label", "(empty)"))
-    out.append(pile)
+    out.extend(wrap_line(pile, width))
     if v.hand:
         who = "you" if v.active == v.seat else name_of(ui.names, v.active)
         hand: Line = [("", f"In hand ({who}): ")]
         for h in v.hand:
             hand.append((value_class(h.value), f"[{value_text(h.value)}]"))
             hand.append(("class:label", " from deck " if h.from_deck else " from discard "))
-        out.append(hand)
+        out.extend(wrap_line(hand, width))
     if v.knock is not None:
         k, given, holds = v.knock
         text = f"Knock: {name_of(ui.names, k, v.seat)} got {value_text(given.value)}"
@@ -558,16 +723,26 @@ def _panel(v: SeatView, ui: UiState, width: int, height: int) -> list[Line]:
             legend = []
         legend.extend(([("", "  ")] if legend else []) + [item])
     out.append(legend)
-    # One line per other seat: what it did on its last turn (its places are marked `*`).
-    turns: list[Line] = []
-    for seat in [(v.seat + i) % v.players for i in range(1, v.players)] if v.seat >= 0 else range(v.players):
-        words = ui.last_turns[seat] if seat < len(ui.last_turns) else ""
-        if words:
-            turns.append([("class:moves", _one_line(name_of(ui.names, seat), words, width))])
+    # One line per other seat (two when there is room): what it did on its last turn (its
+    # places are marked `*`), shortened in words to fit.
+    seats = [(v.seat + i) % v.players for i in range(1, v.players)] if v.seat >= 0 else range(v.players)
+    said = [(name_of(ui.names, s), ui.last_turns[s]) for s in seats
+            if s < len(ui.last_turns) and ui.last_turns[s]]
     moves_room = min(len(ui.moves), 3) + (1 if ui.moves else 0)  # the newest moves stay in view
-    if turns and len(out) + 1 + len(turns) + moves_room <= height:
+    spare = height - len(out) - 1 - len(said) - moves_room
+    if said and spare >= 0:
+        # A turn takes a second line only where the three newest moves, wrapped, still show.
+        newest = sum(len(_wrapped(m, width - 2, "")) for m in list(ui.moves)[-3:])
+        spare = height - len(out) - 1 - len(said) - (newest + 1 if ui.moves else 0)
         out.append([("class:label", "Last turns:")])
-        out.extend(turns)
+        for name, words in said:
+            loss, lines = turn_lines(name, words, width, 1)
+            if loss and spare > 0:
+                loss2, two = turn_lines(name, words, width, 2)
+                if loss2 < loss:
+                    lines = two
+                    spare -= len(two) - 1
+            out.extend([("class:moves", t)] for t in lines)
     room = height - len(out) - 1
     if room > 0 and ui.moves:
         shown: list[Line] = []
@@ -633,7 +808,9 @@ def _small_cell(v: SeatView, seats: Sequence[int], width: int, sizes: Sequence[i
             total += max(cols * cell + (1 if v.variant is Variant.ALLEGRA else 0), 14) + 2
         if total <= width + 2:
             return cell
-    return sizes[-1]
+    # None fits in one row: the displays wrap to a second row anyway, so keep cells of 3
+    # (in cells of 2, `-1` and `13` touch their neighbours: `?-1*0`).
+    return sizes[-1] if sizes[-1] != 2 else 3
 
 
 @dataclass
@@ -652,11 +829,16 @@ def _compose(v: SeatView, ui: UiState, width: int, look: Look, opp_box: bool, bl
     if opp_box and not _small_cell(v, others, width, (7, 6, 0)):
         opp_box, cell = False, _small_cell(v, others, width)  # framed cards would not fit in a row
     blocks, widths = [], []
-    for s in others:
-        b, w = display_block(v, ui, s, cell, big=False, box=opp_box)
-        blocks.append(b)
+    room = (width - MARGIN + 2) // max(len(others), 1) - 2  # each in one row
+    parts = [display_parts(v, ui, s, cell, big=False, box=opp_box, label_room=room) for s in others]
+    # Every display's rows start on the same line: a name line taken to two lines (its
+    # `ended the round`) pushes the others' rows down too (issue 11 games: an ALLEGRA area
+    # row read across two displays one line apart).
+    heads = max((len(label) for label, _, _ in parts), default=1)
+    for label, body, w in parts:
+        blocks.append(label + [[] for _ in range(heads - len(label))] + body)
         widths.append(w)
-    opp = hwrap(blocks, widths, width)
+    opp = hwrap(blocks, widths, width - MARGIN)
     me, me_w = display_block(v, ui, focus, look.cell, big=True, spacing=look.spacing, box=look.box,
                              tall=look.tall)
     notes = _area_notes(v, ui, focus, max(me_w, min(width - PANEL_MIN - 3, 44)))
@@ -669,7 +851,7 @@ def _compose(v: SeatView, ui: UiState, width: int, look: Look, opp_box: bool, bl
     top.extend(opp)
     if blanks:
         top.append([])
-    need_w = max([me_w + 3 + PANEL_MIN] + widths)
+    need_w = max([me_w + 3 + PANEL_MIN + MARGIN] + [w + MARGIN for w in widths])
     need_h = 1 + len(opp) + len(me) + 1 + _footer_rows(ui, width)
     return _Layout(top, me, me_w, need_w, need_h)
 
@@ -686,13 +868,48 @@ def _fitting(v: SeatView, ui: UiState, width: int, height: int) -> _Layout | Non
     return None
 
 
+def _widest_footer(v: SeatView, ui: UiState, width: int) -> UiState:
+    """`ui` with the footer of the game's situation whose footer takes the most lines at
+    this width (every key of the key table that shows there; ALLEGRA's give keys for every
+    other seat), so that the size needed does not change with the next move (issue 11
+    games: a table at the smallest size accepted said "too small" two moves later)."""
+    from .keys import TABLE, bindings
+
+    best = ui.keys
+    for situation in TABLE:
+        keys: list[tuple[str, str]] = []
+        for k in bindings(str(v.variant), situation):
+            if not k.footer:
+                continue
+            if k.action == "give":
+                keys += [(str(s), f"give to {name_of(ui.names, s)}") for s in range(v.players) if s != v.seat]
+            else:
+                keys.append((k.label, k.does))
+        if len(footer_lines(keys, width, 99)) > len(footer_lines(best, width, 99)):
+            best = tuple(keys)
+    return replace(ui, keys=tuple(best))
+
+
 def needed_size(v: SeatView, ui: UiState, width: int) -> tuple[int, int]:
     """The smallest window that shows this table whole: the smallest layout's width, and
-    the lines it needs at that width (or at `width` when wider, as opponents wrap less)."""
+    the lines it needs at that width (or at `width` when wider, as opponents wrap less),
+    with room for the longest footer of the game (it does not change with the next move)."""
     small = _compose(v, ui, MIN_WIDTH, _BIG_LOOKS[-1], False, False)  # notes at their narrowest
     w = max(small.need_w, MIN_WIDTH)
-    at = _compose(v, ui, max(width, w), _BIG_LOOKS[-1], False, False)
+    at_w = max(width, w)
+    at = _compose(v, _widest_footer(v, ui, at_w), at_w, _BIG_LOOKS[-1], False, False)
     return w, max(at.need_h, MIN_HEIGHT)
+
+
+def message_lines(message: str, style: str, width: int, rows: int) -> list[Line]:
+    """The message line(s): the message wrapped at spaces into at most `rows` lines of
+    `width` (a tip at 60 columns took two), the last one shortened in words if it must."""
+    if not message:
+        return [[]]
+    pieces = _hard_wrap(message, max(width, 4))
+    if len(pieces) > rows:
+        pieces = pieces[:rows - 1] + [shorten_at_word(" ".join(pieces[rows - 1:]), width)]
+    return [[(style, p)] for p in pieces]
 
 
 def _table(v: SeatView, ui: UiState, width: int, height: int) -> list[Line]:
@@ -700,15 +917,17 @@ def _table(v: SeatView, ui: UiState, width: int, height: int) -> list[Line]:
     assert lay is not None  # screen_lines checked the size first
     lines = list(lay.top)
     footer_rows = _footer_rows(ui, width)
-    bottom = 1 + footer_rows  # message line, footer
-    panel_w = max(10, width - lay.me_w - 3)
+    msg_style = "class:message.refused" if ui.refused else "class:message"
+    spare = height - len(lines) - len(lay.me) - footer_rows  # lines the message may take
+    message = message_lines(ui.message, msg_style, width - MARGIN, max(1, spare))
+    bottom = len(message) + footer_rows
+    panel_w = max(10, width - lay.me_w - 3 - MARGIN)
     mid_h = max(len(lay.me), height - len(lines) - bottom)
     panel = _panel(v, ui, panel_w, mid_h)
     lines.extend(hjoin([lay.me, panel], [lay.me_w, panel_w], gap=3))
     while len(lines) < height - bottom:
         lines.append([])
-    msg_style = "class:message.refused" if ui.refused else "class:message"
-    lines.append([(msg_style, ui.message)])
+    lines.extend(message)
     lines.extend(_footer(ui, width, footer_rows))
     return lines
 
@@ -726,8 +945,10 @@ def _result_block(v: SeatView, ui: UiState, r: RoundResult, seat: int, cell: int
     w = max(cols * cell + (1 if v.variant is Variant.ALLEGRA else 0) + ((cell + 1) if allegra else 0), 14)
     name = name_of(ui.names, seat, v.seat if v.seat >= 0 else None)
     out: list[Line] = [[("class:you" if seat == v.seat else "class:name", name)]]
-    if allegra:
-        out.extend([("class:shared", t)] for t in _hard_wrap(f"first: {name_of(ui.names, left)}'s col 4", w))
+    if allegra:  # `col 4` is never broken in two
+        whose = f"first: {name_of(ui.names, left)}'s"
+        heads = [f"{whose} col 4"] if len(whose) + 6 <= w else _hard_wrap(whose, w) + ["col 4"]
+        out.extend([("class:shared", t)] for t in heads)
 
     def card(val: int | None) -> Fragment:
         text = "." if val is None else value_text(val)
@@ -760,7 +981,7 @@ def bar_chart(v: SeatView, ui: UiState, width: int) -> list[Line]:
     out: list[Line] = [[("class:label", " " * name_w)]
                        + [("class:label", f"round {r.round_no + 1}"[:per].ljust(per)) for r in results]]
     for s in range(v.players):
-        line: Line = [("class:name", name_of(ui.names, s, viewer)[:name_w - 1].ljust(name_w))]
+        line: Line = [("class:name", short_name(name_of(ui.names, s, viewer), name_w - 1).ljust(name_w))]
         for r in results:
             t = r.totals[s]
             n = round(abs(t) / peak * bar_room) if bar_room > 0 else 0
@@ -786,31 +1007,33 @@ def _round_end(v: SeatView, ui: UiState, width: int, height: int, game: bool) ->
     r = v.results[-1]
     viewer = v.seat if v.seat >= 0 else None
     rs = v.ruleset
+    room = width - MARGIN
     lines: list[Line] = []
     if game:
         low = min(r.totals)
         ws = [s for s, t in enumerate(r.totals) if t == low]
         who = ", ".join(name_of(ui.names, s, viewer) for s in ws)
         verb = "wins" if len(ws) == 1 else "share the win"
-        lines.append([("class:winner", f"Game over: {who} {verb} with {low}"),
-                      ("class:label", "  (every card turned up)")])
+        head: Line = [("class:winner", f"Game over: {who} {verb} with {low}")]
     else:
-        lines.append([("class:header", f"Round {r.round_no + 1} of {rs.rounds} is over"),
-                      ("class:label", "  (every card turned up)")])
-    if ui.status:
-        lines.extend([("class:status", t)] for t in wrap_words(ui.status, width))
+        head = [("class:header", f"Round {r.round_no + 1} of {rs.rounds} is over")]
+    tail = "  (every card turned up)"
+    lines.append(fit(head + [("class:label", tail)], room) if line_len(head) + len(tail) <= room
+                 else fit(head, room))
+    if ui.status:  # a file's path is split rather than cut
+        lines.extend([("class:status", t)] for t in _hard_wrap(ui.status, room))
     cell = 3
     blocks, widths = [], []
     for s in range(v.players):
         b, w = _result_block(v, ui, r, s, cell)
         blocks.append(b)
         widths.append(w)
-    lines.extend(hwrap(blocks, widths, width))
+    lines.extend(hwrap(blocks, widths, room))
     lines.append([])
     name_w = min(16, max(len(name_of(ui.names, s, viewer)) for s in range(v.players)) + 2)
     lines.append([("class:label", "".ljust(name_w) + "   sum  score  total")])
     for s in range(v.players):
-        score: Line = [("class:name", name_of(ui.names, s, viewer)[:name_w - 1].ljust(name_w)),
+        score: Line = [("class:name", short_name(name_of(ui.names, s, viewer), name_w - 1).ljust(name_w)),
                        ("", f"{r.raw[s]:>6} ")]
         if r.doubled and r.ender == s:
             score.append(("class:doubled", f"{'x2 ' + str(r.scores[s]):>6}"))
@@ -818,20 +1041,27 @@ def _round_end(v: SeatView, ui: UiState, width: int, height: int, game: bool) ->
             score.append(("", f"{r.scores[s]:>6}"))
         score.append(("", f" {r.totals[s]:>6}"))
         if r.ender == s:
-            score.append(("class:label", "  ended the round"))
+            mark = "  ended the round" if line_len(score) + 17 <= room else "  ended"
+            score.append(("class:label", mark))
         lines.append(score)
     if ui.end_note:
-        lines.extend([("class:status", t)] for t in wrap_words(ui.end_note, width))
-    lines.append([("class:doubled" if r.doubled else "", doubling_text(r, ui.names, viewer))])
-    lines.append([])
-    lines.extend(bar_chart(v, ui, width))
-    bottom = 3
+        lines.extend([("class:status", t)] for t in wrap_words(ui.end_note, room))
+    lines.extend([("class:doubled" if r.doubled else "", t)]
+                 for t in wrap_words(doubling_text(r, ui.names, viewer), room))
+    chart = bar_chart(v, ui, room)
+    msg_style = "class:message.refused" if ui.refused else "class:message"
+    fixed = len([ln for ln in lines if ln]) + 2  # the lines that stay, and the footer
+    message = message_lines(ui.message, msg_style, room, max(1, height - fixed - 1))
+    bottom = len(message) + 2
+    if chart and len([ln for ln in lines if ln]) + len(chart) <= height - bottom:
+        lines.append([])
+        lines.extend(chart)  # whole or not at all: a chart without its seats misleads
     while len(lines) > height - bottom and [] in lines:
         lines.remove([])  # blank lines go first when the window is short
     while len(lines) < height - bottom:
         lines.append([])
     lines = lines[:height - bottom]
-    lines.append([("class:message.refused" if ui.refused else "class:message", ui.message)])
+    lines.extend(message)
     lines.extend(_footer(ui, width, 2))
     return lines
 
@@ -839,30 +1069,56 @@ def _round_end(v: SeatView, ui: UiState, width: int, height: int, game: bool) ->
 # ----------------------------------------------------------------- help
 
 
-def help_lines(variant: Variant) -> list[str]:
+def help_lines(variant: Variant, width: int = 0, compact: bool = False) -> list[str]:
     """The help screen: every key of the variant, read from the one key table (tui/keys.py)
-    that the footer and the key handling read too, so the three cannot disagree."""
+    that the footer and the key handling read too, so the three cannot disagree. With a
+    `width`, each line is wrapped to it at spaces (a key's words under its words, not under
+    the key); `compact`: one line a key, its words shortened in words when they must be."""
     from .keys import help_entries
 
-    lines = ["Keys (the footer shows the ones that do something now)"]
-    for label, what in help_entries(variant):
-        lines.append(f"  {label:<15} {what}")
-    lines += [
+    entries = help_entries(variant)
+    notes = [
         "",
         "Cards: ? closed, . cleared, (7) a closed card that only you have seen.",
         "The rules: press r.",
     ]
-    if variant == Variant.ALLEGRA:
-        lines.append("Your area: your display and, drawn on its left, your left neighbour's rightmost column (shared).")
+    if variant is Variant.ALLEGRA:
+        notes.append("Your area: your display and, drawn on its left, your left neighbour's rightmost column (shared).")
+    head = "Keys (the footer shows the ones that do something now)"
+    if width <= 0:
+        return [head] + [f"  {label:<15} {what}" for label, what in entries] + notes
+    key_w = 2 + 15 + 1  # as written without a width, where that leaves the words room
+    if width - key_w < 40:
+        key_w = 2 + max((len(label) for label, _ in entries), default=0) + 1
+    room = max(width - key_w, 10)
+    lines = _hard_wrap(head, width)
+    for label, what in entries:
+        key = f"  {label}".ljust(key_w)
+        if compact:
+            lines.append(key + shorten_at_word(what, room))
+            continue
+        for i, piece in enumerate(_hard_wrap(what, room)):
+            lines.append((key if i == 0 else " " * key_w) + piece)
+    for note in notes:
+        lines.extend(_hard_wrap(note, width) if note else [""])
     return lines
 
 
 def _help(v: SeatView, ui: UiState, width: int, height: int) -> list[Line]:
-    lines: list[Line] = [[("class:header", f"{v.ruleset.title}: help")], []]
-    lines.extend([("", t)] for t in help_lines(v.variant))
-    bottom = 3
-    lines = lines[:height - bottom]
-    while len(lines) < height - bottom:
+    """The help, laid out for the window: wrapped when it fits so, else one line a key; the
+    notes at the end are the first to go in a short window, and a last line says so."""
+    room = height - 3  # the message line and the footer
+    title: list[Line] = [[("class:header", f"{v.ruleset.title}: help")], []]
+    body = help_lines(v.variant, width - MARGIN)
+    if len(title) + len(body) > room:
+        body = help_lines(v.variant, width - MARGIN, compact=True)
+    if len(title) + len(body) > room:
+        title = title[:1]
+    if len(title) + len(body) > room:
+        body = body[:max(room - len(title) - 1, 0)] + [shorten_at_word("(more in a taller window)", width - MARGIN)]
+    lines: list[Line] = title + [[("", t)] for t in body]
+    lines = lines[:room]
+    while len(lines) < room:
         lines.append([])
     lines.append([("class:message", ui.message)])
     lines.extend(_footer(ui, width, 2))
@@ -881,7 +1137,7 @@ def too_small_line(width: int, height: int, need: tuple[int, int]) -> str:
     for text in (f"The window is too small ({width}x{height}): make it at least {w}x{h}.",
                  f"Too small ({width}x{height}): make it {w}x{h}",
                  f"Too small: make it {w}x{h}", f"Needs {w}x{h}", f"{w}x{h}", "small"):
-        if len(text) <= width:
+        if len(text) <= width - MARGIN:
             return text
     return ""
 
@@ -894,7 +1150,9 @@ def screen_lines(v: SeatView, ui: UiState, width: int, height: int) -> list[Line
     needed instead of a screen with parts silently cut off."""
     need = needed_size(v, ui, width)
     if width < need[0] or height < need[1] or _fitting(v, ui, width, height) is None:
-        text = too_small_line(width, height, need)
+        # A size that works: at this width when it is wide enough (the height needed
+        # there), else the narrowest width and the height needed at it.
+        text = too_small_line(width, height, (max(width, need[0]), need[1]))
         pad = max(0, width - len(text))
         lines: list[Line] = [[] for _ in range(max(0, (height - 1) // 2))]
         lines.append([("", " " * (pad // 2)), ("class:message.refused", text)])
