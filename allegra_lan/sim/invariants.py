@@ -83,16 +83,20 @@ def check_logs(logs: dict[str, Sequence[bytes]], forks: dict[str, tuple[bytes, b
 
 
 def check_prefix(name: str, log: Sequence[bytes], full: Sequence[bytes],
-                 twins: frozenset[bytes] = frozenset()) -> list[str]:
+                 twins: frozenset[bytes] = frozenset(),
+                 forgers: frozenset[bytes] = frozenset()) -> list[str]:
     """A peer that left for good agrees with the final log as far as both go, or parts from
     it where a takeover stands in either log (the side without it wrote its own seats' events
     alone: a majority that took a seat over may itself be gone since), or where it holds one
     of the `twins` of the fork the others proved (seed 211497: it came back after they had
-    stopped for the fork, holding the other twin). It may hold more events than the others:
-    its last ones may never have left its machine."""
+    stopped for the fork, holding the other twin), or where the two logs hold two events of
+    one seq signed by one key of `forgers`, the adversaries' seat keys (seed 510335: a forker
+    showed it one twin and the others the other, and it was gone before anyone could compare;
+    the others may never hold a proof, the forker keeping each side on its own branch). It
+    may hold more events than the others: its last ones may never have left its machine."""
     for i, ev in enumerate(log[:len(full)]):  # more events than the others: never sent, or lost
         if ev != full[i]:
-            if ev in twins:
+            if ev in twins or _equivocated(ev, full[i], forgers):
                 return []
             for raw in (full[i], ev):  # a takeover on either side: the other went on alone
                 try:
@@ -102,6 +106,15 @@ def check_prefix(name: str, log: Sequence[bytes], full: Sequence[bytes],
                     pass
             return [f"{name}'s log parts from the final one at seq {i}"]
     return []
+
+
+def _equivocated(a: bytes, b: bytes, forgers: frozenset[bytes]) -> bool:
+    """`a` and `b` are two events of one seq signed by one adversary's key."""
+    try:
+        ea, eb = decode_event(a), decode_event(b)
+    except EventError:
+        return False
+    return ea.seq == eb.seq and ea.author == eb.author and ea.author in forgers
 
 
 def check_takeovers(log: Sequence[bytes]) -> tuple[int, list[str]]:

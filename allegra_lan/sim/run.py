@@ -101,14 +101,17 @@ def judge(w: World) -> Verdicts:
     if not rec.errors:
         v.add("logs", check_logs(logs, forks, fork_allowed=rec.fork_struck))
     final = max(logs.values(), key=len) if logs else []
+    forgers = frozenset(sp.identity.public for n in w.nodes if not n.honest and n.peer is not None
+                        for sp in n.peer.players.values())
     for n in w.nodes:
         if n.honest and n.gone and logs:
-            v.add("logs", check_prefix(f"node {n.index} (gone)", n.disk.events, final))
+            v.add("logs", check_prefix(f"node {n.index} (gone)", n.disk.events, final,
+                                       forgers=forgers))
     twins = frozenset(b for proof in forks.values() if proof is not None for b in proof)
     for n in stranded:
         if logs:
             own = [e.signed for e in n.peer.table.events] if n.peer is not None else n.disk.events
-            v.add("logs", check_prefix(f"node {n.index} (left alone)", own, final, twins))
+            v.add("logs", check_prefix(f"node {n.index} (left alone)", own, final, twins, forgers))
     seen, problems = check_takeovers(final)
     if seen:
         v.add("takeover", problems)
