@@ -122,7 +122,8 @@ def test_leaving_prints_the_resume_command_and_resume_shows_the_last_moves(
     try:
         host.wait_for(lambda s: "bot (greedy)" in s, "the bot peer to sit down")
         host.keys("r")
-        host.wait_for(lambda s: "Last moves" in s and "turn up" in s, "our first turn-up")
+        # Our turn, not the bot's first turn-up (whose header says "turn up" too).
+        host.wait_for(lambda s: "to act: you (turn up" in s and "Last moves" in s, "our first turn-up")
         host.keys("Enter")
         played = host.wait_for(lambda s: "your row 1 col 1: turned up" in s, "our move in Last moves")
         host.keys("q")
