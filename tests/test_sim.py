@@ -630,3 +630,34 @@ def test_a_guest_whose_link_drops_with_its_last_move_brings_the_end_to_the_host(
         v = judge(w)
         failed += [f"cut at seq {at}: {f}" for f in v.failures]
     assert failed == []
+
+
+def test_the_seats_of_a_peer_that_gave_the_start_up_are_absent_from_the_play() -> None:
+    """Seed 516150 of the long run (a checker finding; 6 seats, no takeovers, a 30 s partition
+    in the ceremony, [1, 3, 5] against [0, 2, 4]). Side [1, 3, 5] got every reveal and
+    played on to seat 3's turn (seq 23); on the other side the setup timers of node 2 and of
+    node 4 (the seat of seat 3) ran out 12 ms after the heal, before the links were back:
+    both gave the start up ("p1 did not send its reveal") and left, as finding H allows.
+    Node 0 got the reveals in time and played on with 1, 3 and 5, who then waited for seat 3
+    for ever, as a table without takeovers must. The checker counted only peers gone for good
+    as absent, so it wanted this game finished. The seats of a peer that gave the start up
+    while others played on now count as absent (as they stand at the end: the others may
+    have taken them over); with takeovers on, the same run must still finish, and does."""
+    import dataclasses
+
+    from allegra_lan.sim.run import judge
+    from allegra_lan.sim.world import World
+
+    r = run_seed(516150, verbose=True)
+    assert r.ok, r.failures
+    assert r.outcome == "stalled"
+    assert sum("did not send its reveal within 30 s" in line for line in r.trace) == 2
+    base = scenario(516150, Options())
+    assert base.takeover == 0
+    w = World(dataclasses.replace(base, takeover=5))
+    w.run()
+    assert judge(w).failures == []
+    played = [n for n in w.honest_nodes() if n.stopped is None]
+    assert played and all(n.done and n.peer is not None and to_act(n.peer.table.state) is None
+                          and sum(e.kind == TAKEOVER for e in n.peer.table.events) >= 1
+                          for n in played)

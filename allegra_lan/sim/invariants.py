@@ -8,8 +8,9 @@ different logs and sees the failure a broken run would print.
   logs       the honest peers hold byte-identical logs, or every one of them the
              same fork proof (a fork only where a forking adversary struck)
   bounded    each honest peer's pending state stayed under its caps (sampled)
-  finished   a game whose honest peers stayed (no absence for good) ended, and
-             one with an absence for good ended too when the table allows takeovers
+  finished   a game whose honest peers stayed (no absence for good, no start given
+             up while others played on) ended, and one with such an absence ended
+             too when the table allows takeovers
   takeover   each takeover event carries a valid consent of every seat that stays,
              checked here with log/takeover.py alone (not through Table)
   verify     `allegra replay verify`'s checker passes each distinct honest log

@@ -16,7 +16,7 @@ from .invariants import (
     Outcome, Verdicts, check_finished, check_logs, check_prefix, check_takeovers, check_verify,
 )
 from .scenario import Options, Scenario, scenario
-from .world import STEP_CAP, VIRTUAL_CAP, World
+from .world import SETUP_STAGES, STEP_CAP, VIRTUAL_CAP, World
 
 __all__ = ["Result", "run_seed", "judge", "replay_command"]
 
@@ -79,10 +79,13 @@ def judge(w: World) -> Verdicts:
     # `_note_pause`); the others may still have got every setup event in time and play on,
     # and later give its seats to bots. It is judged as a peer that left: its log is a prefix
     # of the final one (finding H: an agreed abort would need an event in the log; for now
-    # the peer that gives up is the one that leaves, docs/simulation.md).
-    stranded += [n for n in w.honest_nodes() if n not in stranded and n.done
-                 and (n.stopped or "").endswith(SETUP_GAVE_UP) and any(
-                     o.done and o.stopped is None for o in w.honest_nodes())]
+    # the peer that gives up is the one that leaves, docs/simulation.md), and its seats are
+    # absent from the play (seed 516150: with no takeovers, the others wait for it for ever).
+    gave_up = [n for n in w.nodes if n.done and (n.stopped or "").endswith(SETUP_GAVE_UP)]
+    played_on = any(o.peer is not None and o.peer.table.stage() not in SETUP_STAGES
+                    for o in w.honest_nodes() if o not in gave_up)
+    left = gave_up if played_on else []
+    stranded += [n for n in left if n.honest and not n.gone and n not in stranded]
     # A peer that finished cut off from a majority that never confirmed its end says so and
     # stops (net/peer/core.py `_doubt_the_end`): the majority may have taken its seats over and
     # finished another ending (seed 102136), so it too is judged by its log's prefix.
@@ -123,16 +126,19 @@ def judge(w: World) -> Verdicts:
         if head not in checked:
             checked.add(head)
             v.add("verify", check_verify(n.peer.table, _workdir()))
-    absent = rec.absent_in_play or rec.absent_in_setup
+    absent_nodes = rec.absent_nodes | {n.index for n in left}
+    absent = rec.absent_in_play or rec.absent_in_setup or bool(left)
     moves_withheld = any(a.kind == "withholding" and getattr(a, "variant", "") == "moves"
                          and getattr(a, "on", False) for a in _attacks(w))
     # A takeover needs the seats that stay to be more than half of the table (net/takeover.py
     # seats_to_take): with fewer, the game waits for the absent player, as it must.
     # The seats they run at the end count (a takeover may have given them more).
+    # (The seats of a peer that gave the start up count as they stand at the end: the
+    # others may have taken them over.)
     absent_seats = rec.absent_seats
     for n in honest:
         if n.peer is not None and n.peer.lobby is not None:
-            gone_keys = {w.nodes[i].key for i in rec.absent_nodes}
+            gone_keys = {w.nodes[i].key for i in absent_nodes}
             absent_seats = max(absent_seats, sum(1 for k in n.peer.runners().values()
                                                  if k in gone_keys))
     quorum = 2 * (sc.players - absent_seats) > sc.players
