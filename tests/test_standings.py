@@ -395,3 +395,18 @@ def test_ratings_follow_openskill_in_the_games_time_order(tmp_path: Path) -> Non
 def test_finishing_ranks_share_places_and_lowest_total_is_first() -> None:
     assert finishing_ranks([30, 10, 30, 5]) == [3, 2, 3, 1]
     assert finishing_ranks([7]) == [1]
+
+
+def test_only_the_command_that_rates_imports_openskill(tmp_path: Path) -> None:
+    """Start-up stays lazy (benchmarks/startup.py): verify and --help never load the rating model."""
+    game = play(tmp_path, "g.allegra", seats=(0, 1), seed=91)
+
+    def imported(*args: str) -> set[str]:
+        done = subprocess.run([sys.executable, "-X", "importtime", "-m", "allegra_lan", *args], cwd=ROOT,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+
+    assert "openskill" not in imported("--help")
+    assert "openskill" not in imported("replay", "verify", str(game.path))
+    assert "openskill" in imported("replay", "standings", str(game.path))

@@ -129,9 +129,9 @@ def _day(date: str) -> str:
 
 
 def _bot_pattern() -> re.Pattern[str]:
-    from allegra_lan.bots.registry import bot_names
+    from allegra_lan.netargs import BOT_NAMES  # the registry's names as text (no bot imported)
 
-    return re.compile("(" + "|".join(map(re.escape, bot_names())) + r")(?:-\d+)?")
+    return re.compile("(" + "|".join(map(re.escape, BOT_NAMES)) + r")(?:-\d+)?")
 
 
 def _events(path: str) -> list[bytes] | None:
