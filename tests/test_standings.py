@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import shutil
 import subprocess
 import sys
@@ -324,6 +325,22 @@ def test_a_bad_players_file_is_one_line_naming_the_line(tmp_path: Path, name: st
         assert f"line {line}" in p.stderr
     missing = standings_cli(game.path, "--players", tmp_path / "none.csv")
     assert missing.returncode == 2 and "none.csv" in missing.stderr and missing.stderr.count("\n") == 1
+
+
+def test_a_players_file_that_is_a_fifo_or_too_big_is_refused_at_once(tmp_path: Path) -> None:
+    game = play(tmp_path / "g", "g.allegra", seats=(0, 1), seed=72)
+    fifo = tmp_path / "players.csv"
+    os.mkfifo(fifo)
+    p = standings_cli(game.path, "--players", fifo)  # a plain open() would wait for a writer
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and str(fifo) in p.stderr
+    big = tmp_path / "big.csv"
+    big.write_text(f"Ann,{FP[0]}\n" * 60_000)
+    p = standings_cli(game.path, "--players", big)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "too large" in p.stderr
+    utf = tmp_path / "latin.csv"
+    utf.write_bytes(f"Ann,{FP[0]}\nJos\xe9,{FP[1]}\n".encode("latin-1"))
+    p = standings_cli(game.path, "--players", utf)
+    assert p.returncode == 2 and p.stderr.endswith(f"{utf}: line 2: not UTF-8 text\n")
 
 
 @settings(max_examples=300, deadline=None)

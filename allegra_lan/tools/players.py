@@ -126,14 +126,14 @@ def parse_players(text: str, suffix: str, label: str = "players file") -> Player
 
 def read_players(path: str | Path) -> Players:
     """The players file at `path`; a PlayersError (one line) for anything wrong with it."""
+    from allegra_lan.files import FileRefused, read_regular
+
     p = Path(path)
     try:
-        with open(p, "rb") as f:
-            data = f.read(MAX_BYTES + 1)
-    except OSError as e:
-        raise PlayersError(f"{path}: {e.strerror or e}") from None
-    if len(data) > MAX_BYTES:
-        raise PlayersError(f"{path}: more than {MAX_BYTES} bytes; is this a players file?")
+        # read_regular: a FIFO or device named as the file is refused at once, never waited on.
+        data = read_regular(p, MAX_BYTES, what="players file")
+    except FileRefused as e:
+        raise PlayersError(str(e)) from None
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
