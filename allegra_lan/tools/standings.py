@@ -287,15 +287,16 @@ def _num(x: float | None, digits: int = 2) -> str:
 
 
 def format_table(t: Table) -> list[str]:
+    """A titled table; with names of up to 8 characters a row fits 80 columns."""
     name_w = max([len("player")] + [len(r.name) for r in t.players])
     key_w = max([19] + [len(_key_cell(r)) for r in t.players])
     n = len(t.games)
     lines = [f"{t.title}: {n} game{'s' if n != 1 else ''}",
-             f"{'rank':>4}  {'player':<{name_w}}  {'fingerprint':<{key_w}}  {'games':>5}  {'wins':>4}  "
-             f"{'total':>6}  {'mean':>7}  {'rating':>6}  {'sigma':>5}  {'ordinal':>7}"]
+             f"{'rank':>4}  {'player':<{name_w}}  {'fingerprint':<{key_w}} {'games':>5} {'wins':>4} "
+             f"{'total':>6} {'mean':>7} {'rating':>6} {'sigma':>5} {'ordinal':>7}"]
     for rank, r in zip(_ranks(t.players), t.players):
-        lines.append(f"{rank:>4}  {r.name:<{name_w}}  {_key_cell(r):<{key_w}}  {r.games:>5}  {r.wins:>4}  "
-                     f"{r.total:>6}  {r.mean:>7.2f}  {_num(r.mu):>6}  {_num(r.sigma):>5}  {_num(r.ordinal):>7}")
+        lines.append(f"{rank:>4}  {r.name:<{name_w}}  {_key_cell(r):<{key_w}} {r.games:>5} {r.wins:>4} "
+                     f"{r.total:>6} {r.mean:>7.2f} {_num(r.mu):>6} {_num(r.sigma):>5} {_num(r.ordinal):>7}")
     return lines
 
 
