@@ -28,8 +28,9 @@ from allegra_lan.usage import CommandError, UsageError
 
 
 EXIT_RULE = (
-    "exit status: 0 done (every file OK); 1 a file was read but failed a check (verify, "
-    "standings, show, export), the logs differ (diff); "
+    "exit status: 0 done (every file OK; standings: the standings were made); 1 a file was "
+    "read but failed a check (verify, show, export; standings only with --strict), the logs "
+    "differ (diff); "
     "2 a bad argument, or a file that cannot be read as a replay (missing, unreadable, not a "
     "regular file, not a replay, a line too long) or cannot be written (a full disk), "
     "named in one line on stderr."

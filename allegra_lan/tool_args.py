@@ -76,15 +76,30 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
 
 def add_standings_arguments(parser: argparse.ArgumentParser) -> None:
     parser.description = (
-        "Sum finished games that verify, per player (told apart by key fingerprint): games, "
-        "wins (a shared win counts for each winner), total and mean score, sorted by wins, then "
-        "mean. Games that do not verify or are unfinished are left out and listed; exit status "
-        "1 if any was, 2 if a file could not be read as a replay (named on stderr)."
+        "Rank finished games that verify. Files are grouped by the game id their logs sign: "
+        "copies of one game (every peer writes one) count once, a copy cut short is only noted, "
+        "and a game whose copies disagree is left out with the first seq where they part. One "
+        "table per variant and table size, never mixed: games, wins (a shared win counts for "
+        "each winner), total and mean score, sorted by wins then mean, and an openskill "
+        "(Plackett-Luce) rating, its uncertainty and the conservative ordinal (rating - 3 "
+        "sigma), updated game by game in time order. Players are told apart by key "
+        "fingerprint, or named by --players; a seat named as a bot counts under its bot kind. "
+        "Everything left out (unfinished games, files that fail verify, disputed games) is "
+        "listed. Exit status 0 when the standings were made; 1 with --strict if a file failed "
+        "a check or copies disagree; 2 for bad arguments, an unusable players file, or a file "
+        "that is not a replay at all (named on stderr)."
     )
     parser.add_argument("paths", nargs="+", metavar="FILE|DIR",
                         help="replay files, or directories searched for *.allegra files")
     parser.add_argument("--format", choices=STANDINGS_FORMATS, default="text",
                         help="text (default) or csv; with csv the games left out go to stderr")
+    parser.add_argument("--players", metavar="FILE", default=None,
+                        help="who is who: a .csv of name,fingerprint lines, or a .toml with a "
+                             "[players] table of name = \"FINGERPRINT\" (or a list of them); "
+                             "keys it lacks are listed")
+    parser.add_argument("--strict", action="store_true",
+                        help="exit 1 if a file failed a check or copies of a game disagree "
+                             "(unfinished games are still only listed)")
     parser.add_argument("--jobs", "-j", type=jobs_arg, default=1, metavar="N",
                         help="verify N files at once in worker processes (default: 1)")
 

@@ -154,31 +154,36 @@ def test_simulated_replays_verify_and_rebuild_the_printed_scores(world: World) -
 
 
 def test_standings_csv_sums_the_same_games(world: World) -> None:
+    """One table per variant and seat count; simulate's seats are bots (greedy-0, random-1),
+    counted under their bot kind (issue 13)."""
     p = allegra(world.home, "replay", "standings", world.replays, "--format", "csv")
     assert p.returncode == 0 and p.stderr == ""
     rows = list(csv.DictReader(io.StringIO(p.stdout)))
-    assert list(rows[0]) == ["rank", "player", "fingerprint", "games", "wins", "total", "mean"]
-    expected: dict[str, dict[str, Any]] = {}
+    assert list(rows[0]) == ["variant", "seats", "rank", "player", "fingerprint", "games", "wins", "total",
+                             "mean", "rating", "sigma", "ordinal"]
+    expected: dict[tuple[str, str, str], dict[str, Any]] = {}
     for sim in world.sims.values():
         for path in sim.files:
             table, _ = fold(read_replay(path).events)
             assert table.genesis is not None and table.state is not None
             totals = table.state.totals
             for seat, info in enumerate(table.genesis.seats):
-                e = expected.setdefault(fingerprint(info.key), {"name": info.name, "games": 0,
-                                                                "wins": 0, "total": 0})
+                kind = re.fullmatch(r"(greedy|random)(-\d+)?", info.name)
+                who = kind.group(1) if kind else info.name
+                e = expected.setdefault((str(table.genesis.ruleset["variant"]), str(len(totals)), who),
+                                        {"games": 0, "wins": 0, "total": 0})
                 e["games"] += 1
                 e["wins"] += totals[seat] == min(totals)
                 e["total"] += totals[seat]
-    assert len(rows) == len(expected) == 5
+    assert len(rows) == len(expected)
     for row in rows:
-        e = expected[row["fingerprint"]]
-        assert (row["player"], int(row["games"]), int(row["wins"]), int(row["total"])) == (
-            e["name"], e["games"], e["wins"], e["total"])
+        e = expected[(row["variant"], row["seats"], row["player"])]
+        assert (int(row["games"]), int(row["wins"]), int(row["total"])) == (e["games"], e["wins"], e["total"])
         assert row["mean"] == f"{e['total'] / e['games']:.2f}"
-    # Sorted by wins, then mean.
-    keys = [(-int(r["wins"]), float(r["mean"])) for r in rows]
-    assert keys == sorted(keys)
+    # Sorted by wins, then mean, in each table.
+    for table in {(r["variant"], r["seats"]) for r in rows}:
+        keys = [(-int(r["wins"]), float(r["mean"])) for r in rows if (r["variant"], r["seats"]) == table]
+        assert keys == sorted(keys)
 
 
 def test_jobs_2_prints_what_one_job_prints(world: World) -> None:

@@ -4,15 +4,25 @@ One object per event, in log order, with the engine's state hash after it,
 so two exports can be compared line by line with tools that know nothing of
 signatures or msgpack. The export stops at the first event the Table refuses,
 with a `{"fault": ...}` line: what follows a refused event has no state.
+
+A body names cards by id (`"card": 137`), which means nothing to a person, so
+each record also carries the values the log makes public: `card` (the body's
+card, with its value once everyone may know it) and `revealed` (every card
+the event turned face up or showed, with its value and place). A value only
+the drawer or a peeker saw stays out: the export is for anyone, and says no
+more than the table showed. The body itself stays exactly what was signed.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import dataclass, field
 from typing import Any, Sequence, TextIO
 
 from allegra_lan.log.envelope import Event
+from allegra_lan.rules import JOKER
+from allegra_lan.rules.effects import Revealed
 from allegra_lan.log.identity import fingerprint
 from allegra_lan.log.replay import ReplayError, read_replay
 from allegra_lan.table import Fork, Refused, Table
@@ -23,10 +33,51 @@ PROG = "allegra replay export"
 FORMATS = EXPORT_FORMATS
 
 
-def event_record(ev: Event, table: Table) -> dict[str, Any]:
-    """The JSON object of an event the table has just taken (its state is the one after it)."""
+def _shown(value: int) -> int | str:
+    return "J" if value == JOKER else value
+
+
+@dataclass
+class Known:
+    """What everyone knew before the event: the round and the values revealed in it."""
+
+    round_no: int = -1
+    known: list[int | None] = field(default_factory=list)
+
+
+def card_fields(ev: Event, table: Table, before: Known) -> dict[str, Any]:
+    """`card` and `revealed` of an event the table has just taken: public values only.
+
+    A card's value is public if it was known to everyone before the event, the event
+    revealed it, or it is known after it in the same round (a round's end turns up all)."""
+    st = table.state
+    if st is None:
+        return {}
+    revealed = [e for e in st.effects if isinstance(e, Revealed)]
+    out: dict[str, Any] = {}
+    if revealed:
+        out["revealed"] = [{"card": e.card, "value": _shown(e.value),
+                            "at": None if e.at is None else [e.at.seat, e.at.row, e.at.col]}
+                           for e in revealed]
+    card = ev.body.get("card") if isinstance(ev.body, dict) else None
+    if type(card) is int and 0 <= card:
+        now = {e.card: e.value for e in revealed}
+        value: int | None = None
+        if card < len(before.known):
+            value = before.known[card]
+        if value is None:
+            value = now.get(card)
+        if value is None and st.round_no == before.round_no and card < len(st.known):
+            value = st.known[card]
+        out["card"] = {"id": card} if value is None else {"id": card, "value": _shown(value)}
+    return out
+
+
+def event_record(ev: Event, table: Table, before: Known | None = None) -> dict[str, Any]:
+    """The JSON object of an event the table has just taken (its state is the one after it);
+    `before` (what was public before it) adds the public card values."""
     seat = table.seat_of(ev.author)
-    return {
+    rec: dict[str, Any] = {
         "seq": ev.seq,
         "id": ev.id.hex(),
         "prev": ev.prev.hex(),
@@ -37,6 +88,9 @@ def event_record(ev: Event, table: Table) -> dict[str, Any]:
         "body": plain(ev.body),
         "state_hash": table.state_hash() if table.state is not None else None,
     }
+    if before is not None:
+        rec.update(card_fields(ev, table, before))
+    return rec
 
 
 def fault_record(fault: Refused, seq: int | None) -> dict[str, Any]:
@@ -50,7 +104,14 @@ def fault_record(fault: Refused, seq: int | None) -> dict[str, Any]:
 def export_records(events: Sequence[bytes]) -> list[dict[str, Any]]:
     """Every event's record, then a fault record if an event is refused (and nothing after it)."""
     records: list[dict[str, Any]] = []
-    folded = fold_log(events, each=lambda ev, t: records.append(event_record(ev, t)))
+    before = Known()
+
+    def each(ev: Event, t: Table) -> None:
+        records.append(event_record(ev, t, before))
+        if t.state is not None:
+            before.round_no, before.known = t.state.round_no, list(t.state.known)
+
+    folded = fold_log(events, each=each)
     if folded.fault is not None:
         records.append(fault_record(folded.fault, folded.fault_seq))
     return records
@@ -80,4 +141,4 @@ def run_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return status
 
 
-__all__ = ["event_record", "fault_record", "export_records", "add_export_arguments", "run_export"]
+__all__ = ["Known", "card_fields", "event_record", "fault_record", "export_records", "add_export_arguments", "run_export"]

@@ -1,39 +1,64 @@
-"""`allegra replay standings`: the organiser's table over many games.
+"""`allegra replay standings`: the organiser's tables over many games.
 
-Only games that verify and are finished count: a tampered, refused or
-unfinished replay could otherwise decide a tournament. Players are told apart
-by their key (its fingerprint), not their name, since anyone can type any
-name; a key seen under several names shows them all. Shared wins count for
-every winner (R11). Games left out are listed with the reason, so nothing
-vanishes silently.
+One game, one result: every peer writes its own copy of each game, and an
+organiser collects all of them (and copies of copies), so files are grouped
+by the game id their logs sign. Copies whose logs are the same count once; a
+copy cut short (a crash) that is a prefix of a whole copy is only noted; two
+copies whose logs part are two signed histories of one game, so that game is
+left out, with the first seq where they part (as `allegra diff` finds it),
+until the organiser resolves it. Only games that verify and are finished
+count: a tampered, refused or unfinished replay could otherwise decide a
+tournament.
+
+Players are told apart by their key (its fingerprint), not their name, since
+anyone can type any name; a players file (tools/players.py) gives keys the
+organiser's names, and a key missing from it is listed. A bot makes a new key
+every game, so a seat named as a bot (`greedy`, `greedy-1`) whose key the
+players file does not name is entered under its bot kind. Games of different
+variants or table sizes are never summed together: each (variant, seats) pair
+has its own table, with ratings (tools/ratings.py) over its games in time
+order. Shared wins count for every winner (R11). Everything left out is listed
+with the reason, so nothing vanishes silently.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import os
+import re
 from dataclasses import dataclass, field
-from typing import Iterable, TextIO
+from typing import Callable, Iterable, Sequence, TextIO
 
+from allegra_lan.log.replay import ReplayError, read_replay
 from allegra_lan.tool_args import STANDINGS_FORMATS, add_standings_arguments
 from allegra_lan.tools import ToolError, files_and_jobs, prog_of, usage_error
+from allegra_lan.tools.diff import first_difference
+from allegra_lan.tools.players import Players, PlayersError, read_players
 from allegra_lan.tools.verify import (
     Verdict, unreadable, unreadable_line, verdict_line, verify_many,
 )
 
 PROG = "allegra replay standings"
 FORMATS = STANDINGS_FORMATS
+BOT_KEY = "bot"  # the fingerprint column of a bot kind's row
+TIME_NOTE = ("games are rated in the order of their files' Date tags (the day only, not signed: "
+             "the logs hold no start time), then of the files' modification times")
 
 
 @dataclass
 class PlayerRow:
-    """One player's line: the key decides who it is; names are as the games seated them."""
+    """One entrant's line: a key, a players-file name (its keys), or a bot kind."""
 
-    fingerprint: str
+    fingerprint: str  # the key's fingerprint, a named player's first key, or BOT_KEY
     names: list[str] = field(default_factory=list)  # in order of first appearance
+    keys: list[str] = field(default_factory=list)  # every key seen for this entrant
     games: int = 0
     wins: int = 0
     total: int = 0
+    mu: float | None = None
+    sigma: float | None = None
+    ordinal: float | None = None
 
     @property
     def name(self) -> str:
@@ -45,35 +70,202 @@ class PlayerRow:
 
 
 @dataclass
-class Standings:
+class Game:
+    """A game counted once: its chosen whole copy and every file that holds it."""
+
+    verdict: Verdict  # the first whole copy (its path is the one shown)
+    copies: list[str]  # every file with this log whole, in input order
+    cut: list[str]  # files holding a prefix of it (cut short by a crash)
+    mtime: float = 0.0  # the earliest modification time of its files
+
+    @property
+    def when(self) -> tuple[str, float, str]:
+        return (_day(self.verdict.date), self.mtime, self.verdict.game)
+
+
+@dataclass
+class LeftOut:
+    """Something not counted, as one line: a file that failed, a game unfinished or disputed."""
+
+    line: str
+    failed: bool  # a file failed a check or copies disagree (what --strict refuses)
+
+
+@dataclass
+class Table:
+    """The standings of one variant at one table size."""
+
+    variant: str
+    seats: int
     players: list[PlayerRow]  # sorted: wins desc, mean asc, name, fingerprint
-    counted: list[Verdict]
-    left_out: list[Verdict]
+    games: list[Game]  # in time order
+
+    @property
+    def title(self) -> str:
+        name = {"allegra": "ALLEGRA", "grande": "ALLEGRA Grande"}.get(self.variant, self.variant)
+        return f"{name}, {self.seats} players"
 
 
-def standings(verdicts: Iterable[Verdict]) -> Standings:
-    """Sum the finished, verified games of `verdicts` per player key."""
-    rows: dict[str, PlayerRow] = {}
-    counted: list[Verdict] = []
-    left_out: list[Verdict] = []
+@dataclass
+class Standings:
+    tables: list[Table]  # sorted by variant, then seats
+    counted: list[Game]
+    left_out: list[LeftOut]
+    missing: list[str] = field(default_factory=list)  # lines: keys the players file lacks
+
+    @property
+    def players(self) -> list[PlayerRow]:
+        """Every row of every table (one table's rows when there is one table)."""
+        return [r for t in self.tables for r in t.players]
+
+
+_DAY = re.compile(r"(\d{4})[.-](\d{2})[.-](\d{2})")
+
+
+def _day(date: str) -> str:
+    """A Date tag as YYYY.MM.DD for sorting; "" (first) if it is not a date."""
+    m = _DAY.fullmatch(date.strip())
+    return ".".join(m.groups()) if m else ""
+
+
+def _bot_pattern() -> re.Pattern[str]:
+    from allegra_lan.netargs import BOT_NAMES  # the registry's names as text (no bot imported)
+
+    return re.compile("(" + "|".join(map(re.escape, BOT_NAMES)) + r")(?:-\d+)?")
+
+
+def _events(path: str) -> list[bytes] | None:
+    try:
+        return read_replay(path).events
+    except (ReplayError, OSError):
+        return None
+
+
+def _mtime(path: str) -> float:
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return 0.0
+
+
+def group_games(verdicts: Iterable[Verdict], *,
+                events_of: Callable[[str], list[bytes] | None] = _events,
+                mtime_of: Callable[[str], float] = _mtime) -> tuple[list[Game], list[LeftOut]]:
+    """The games of `verdicts`, each once, and the lines of what is left out.
+
+    Copies with the same head event and length are the same log (the chain
+    links every event to the one before). Only when heads differ are the
+    files read again (`events_of`) to find where they part."""
+    by_game: dict[str, list[Verdict]] = {}
+    left: list[LeftOut] = []
     for v in verdicts:
-        if not (v.ok and v.finished):
-            left_out.append(v)
+        if not v.ok:
+            left.append(LeftOut(verdict_line(v), True))
+        elif not v.game:
+            left.append(LeftOut(verdict_line(v), False))
+        else:
+            by_game.setdefault(v.game, []).append(v)
+    games: list[Game] = []
+    for gid, copies in by_game.items():
+        heads = {(v.events, v.head) for v in copies}
+        whole = [v for v in copies if v.finished]
+        if len(heads) > 1:
+            logs = {v.path: events_of(v.path) for v in copies}
+            ref = max(copies, key=lambda v: (v.finished, v.events))
+            ref_events = logs[ref.path]
+            parted: tuple[Verdict, int] | None = None
+            for v in copies:
+                other = logs[v.path]
+                if ref_events is None or other is None:
+                    parted = (v, 0)
+                    break
+                d = first_difference(ref_events, other)
+                if d is not None and d < len(other):  # not a prefix of the reference
+                    parted = (v, d)
+                    break
+            if parted is not None:
+                v, d = parted
+                left.append(LeftOut(
+                    f"game {gid}: copies disagree from seq {d}: {ref.path} and {v.path} "
+                    f"(`allegra diff` shows both); left out until resolved", True))
+                continue
+        if not whole:
+            longest = max(copies, key=lambda v: v.events)
+            files = ", ".join(v.path for v in copies)
+            left.append(LeftOut(f"game {gid}: unfinished (the longest copy ends after seq "
+                                f"{longest.events - 1}): {files}", False))
             continue
-        counted.append(v)
+        chosen = whole[0]
+        games.append(Game(chosen, [v.path for v in whole], [v.path for v in copies if not v.finished],
+                          min(mtime_of(v.path) for v in copies)))
+    return games, left
+
+
+def _entrant(name: str, fp: str, players: Players | None, bot: re.Pattern[str]) -> tuple[str, str]:
+    """(row key, shown name) of a seat: the players file decides, then bot names, then the key."""
+    if players is not None:
+        known = players.name_of(fp)
+        if known is not None:
+            return "name:" + known, known
+    m = bot.fullmatch(name)
+    if m:
+        return "bot:" + m.group(1), m.group(1)
+    return "key:" + fp, name
+
+
+def _sort_rows(rows: Iterable[PlayerRow]) -> list[PlayerRow]:
+    return sorted(rows, key=lambda r: (-r.wins, r.mean, r.name, r.fingerprint))
+
+
+def standings(verdicts: Iterable[Verdict], players: Players | None = None, *,
+              rating: bool = True,
+              events_of: Callable[[str], list[bytes] | None] = _events,
+              mtime_of: Callable[[str], float] = _mtime) -> Standings:
+    """Each game once, summed per entrant in one table per (variant, seats), rated in time order."""
+    games, left = group_games(verdicts, events_of=events_of, mtime_of=mtime_of)
+    games.sort(key=lambda g: g.when)
+    bot = _bot_pattern()
+    groups: dict[tuple[str, int], tuple[dict[str, PlayerRow], list[Game], list]] = {}
+    missing: dict[str, tuple[list[str], int]] = {}  # fingerprint: (names seated as, games)
+    for g in games:
+        v = g.verdict
+        rows, tgames, rated = groups.setdefault((v.variant, len(v.seats)), ({}, [], []))
+        tgames.append(g)
+        keys: list[str] = []
         for seat, (name, fp) in enumerate(v.seats):
-            row = rows.setdefault(fp, PlayerRow(fp))
-            if name not in row.names:
-                row.names.append(name)
+            key, shown = _entrant(name, fp, players, bot)
+            keys.append(key)
+            row = rows.setdefault(key, PlayerRow(BOT_KEY if key.startswith("bot:") else fp))
+            if shown not in row.names:
+                row.names.append(shown)
+            if not key.startswith("bot:") and fp not in row.keys:
+                row.keys.append(fp)
             row.games += 1
             row.total += v.totals[seat]
             if seat in v.winners:
                 row.wins += 1
-    ordered = sorted(rows.values(), key=lambda r: (-r.wins, r.mean, r.name, r.fingerprint))
-    return Standings(ordered, counted, left_out)
+            if players is not None and key.startswith("key:"):
+                seen, n = missing.get(fp, ([], 0))
+                if name not in seen:
+                    seen.append(name)
+                missing[fp] = (seen, n + 1)
+        rated.append((keys, v.totals))
+    tables: list[Table] = []
+    for (variant, seats), (rows, tgames, rated) in sorted(groups.items()):
+        if rating:
+            from allegra_lan.tools.ratings import RatedGame, rate
+
+            ratings = rate([RatedGame(keys, totals) for keys, totals in rated])
+            for key, r in ratings.items():
+                row = rows[str(key)]
+                row.mu, row.sigma, row.ordinal = r.mu, r.sigma, r.ordinal
+        tables.append(Table(variant, seats, _sort_rows(rows.values()), tgames))
+    lines = [f"{fp} (seated as {', '.join(names)}; {n} game{'s' if n != 1 else ''})"
+             for fp, (names, n) in sorted(missing.items())]
+    return Standings(tables, games, left, lines)
 
 
-def _ranks(players: list[PlayerRow]) -> list[int]:
+def _ranks(players: Sequence[PlayerRow]) -> list[int]:
     """Equal wins and equal mean share a rank (1, 2, 2, 4 ...)."""
     ranks: list[int] = []
     for i, r in enumerate(players):
@@ -84,37 +276,83 @@ def _ranks(players: list[PlayerRow]) -> list[int]:
     return ranks
 
 
-def format_text(s: Standings) -> str:
-    name_w = max([len("player")] + [len(r.name) for r in s.players])
-    lines = [f"{'rank':>4}  {'player':<{name_w}}  {'fingerprint':<19}  {'games':>5}  {'wins':>4}  "
-             f"{'total':>6}  {'mean':>7}"]
-    for rank, r in zip(_ranks(s.players), s.players):
-        lines.append(f"{rank:>4}  {r.name:<{name_w}}  {r.fingerprint:<19}  {r.games:>5}  {r.wins:>4}  "
-                     f"{r.total:>6}  {r.mean:>7.2f}")
+def _key_cell(r: PlayerRow) -> str:
+    if r.fingerprint == BOT_KEY or len(r.keys) <= 1:
+        return r.fingerprint
+    return f"{r.keys[0]} +{len(r.keys) - 1}"
+
+
+def _num(x: float | None, digits: int = 2) -> str:
+    return "-" if x is None else f"{x:.{digits}f}"
+
+
+def format_table(t: Table) -> list[str]:
+    """A titled table; with names of up to 8 characters a row fits 80 columns."""
+    name_w = max([len("player")] + [len(r.name) for r in t.players])
+    key_w = max([19] + [len(_key_cell(r)) for r in t.players])
+    n = len(t.games)
+    lines = [f"{t.title}: {n} game{'s' if n != 1 else ''}",
+             f"{'rank':>4}  {'player':<{name_w}}  {'fingerprint':<{key_w}} {'games':>5} {'wins':>4} "
+             f"{'total':>6} {'mean':>7} {'rating':>6} {'sigma':>5} {'ordinal':>7}"]
+    for rank, r in zip(_ranks(t.players), t.players):
+        lines.append(f"{rank:>4}  {r.name:<{name_w}}  {_key_cell(r):<{key_w}} {r.games:>5} {r.wins:>4} "
+                     f"{r.total:>6} {r.mean:>7.2f} {_num(r.mu):>6} {_num(r.sigma):>5} {_num(r.ordinal):>7}")
+    return lines
+
+
+def format_text(s: Standings, players_label: str = "the players file") -> str:
+    lines: list[str] = []
+    for t in s.tables:
+        lines.extend(format_table(t))
+        lines.append("")
+    if not s.tables:
+        lines.extend(["no finished game verified: no standings", ""])
     games = len(s.counted)
-    lines.append("")
-    lines.append(f"{games} game{'s' if games != 1 else ''} counted, {len(s.left_out)} left out")
+    copies = sum(len(g.copies) - 1 + len(g.cut) for g in s.counted)
+    summary = f"{games} game{'s' if games != 1 else ''} counted"
+    if copies:
+        summary += f" (and {copies} more cop{'ies' if copies != 1 else 'y'} of them)"
+    lines.append(summary + f", {len(s.left_out)} left out")
     lines.extend(left_out_lines(s))
+    lines.extend(missing_lines(s, players_label))
+    if s.counted:
+        lines.append(f"note: {TIME_NOTE}")
     return "\n".join(lines) + "\n"
 
 
 def left_out_lines(s: Standings) -> list[str]:
     if not s.left_out:
         return []
-    return ["left out:"] + ["  " + verdict_line(v) for v in s.left_out]
+    return ["left out:"] + ["  " + x.line for x in s.left_out]
+
+
+def missing_lines(s: Standings, players_label: str = "the players file") -> list[str]:
+    if not s.missing:
+        return []
+    return [f"keys not in {players_label}:"] + ["  " + x for x in s.missing]
+
+
+CSV_HEADER = ["variant", "seats", "rank", "player", "fingerprint", "games", "wins", "total", "mean",
+              "rating", "sigma", "ordinal"]
 
 
 def write_csv(s: Standings, out: TextIO) -> None:
+    """One CSV of every table: `variant` and `seats` say which table a row is in. A named
+    player's keys are in `fingerprint`, separated by spaces."""
     w = csv.writer(out, lineterminator="\n")
-    w.writerow(["rank", "player", "fingerprint", "games", "wins", "total", "mean"])
-    for rank, r in zip(_ranks(s.players), s.players):
-        w.writerow([rank, r.name, r.fingerprint, r.games, r.wins, r.total, f"{r.mean:.2f}"])
+    w.writerow(CSV_HEADER)
+    for t in s.tables:
+        for rank, r in zip(_ranks(t.players), t.players):
+            keys = " ".join(r.keys) if r.fingerprint != BOT_KEY else BOT_KEY
+            w.writerow([t.variant, t.seats, rank, r.name, keys, r.games, r.wins, r.total,
+                        f"{r.mean:.2f}", _num(r.mu, 4), _num(r.sigma, 4), _num(r.ordinal, 4)])
 
 
 def run_standings(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """Exit 0 if every game counted, 1 if some were left out (read fine, but unfinished or
-    failing verify), 2 for bad arguments or a file that is not a replay at all (one stderr
-    line each; the other files are still ranked)."""
+    """Exit 0 when the standings were made, whatever was left out (listed); 1 with --strict if
+    a file failed a check or copies of a game disagree; 2 for bad input: bad arguments, a
+    players file that cannot be used, or a file that is not a replay at all (one stderr line
+    each; the other files are still ranked)."""
     prog = prog_of(args, PROG)
     fmt = getattr(args, "format", "text")
     if fmt not in FORMATS:
@@ -123,6 +361,13 @@ def run_standings(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         paths, jobs = files_and_jobs(args)
     except ToolError as e:
         return usage_error(err, prog, str(e))
+    players_path = getattr(args, "players", None)
+    players: Players | None = None
+    if players_path is not None:
+        try:
+            players = read_players(players_path)
+        except PlayersError as e:
+            return usage_error(err, prog, str(e))
     verdicts = []
     unread = 0
     for v in verify_many(paths, jobs):
@@ -131,19 +376,25 @@ def run_standings(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             unread += 1
         else:
             verdicts.append(v)
-    s = standings(verdicts)
+    s = standings(verdicts, players)
+    label = str(players_path) if players_path is not None else "the players file"
     if fmt == "csv":
         write_csv(s, out)
-        for line in left_out_lines(s):
+        for line in left_out_lines(s) + missing_lines(s, label):
             err.write(line + "\n")
     else:
-        out.write(format_text(s))
+        out.write(format_text(s, label))
     out.flush()
     err.flush()
-    return 2 if unread else 1 if s.left_out else 0
+    if unread:
+        return 2
+    if getattr(args, "strict", False) and any(x.failed for x in s.left_out):
+        return 1
+    return 0
 
 
 __all__ = [
-    "PlayerRow", "Standings", "standings", "format_text", "write_csv", "left_out_lines",
-    "add_standings_arguments", "run_standings",
+    "PlayerRow", "Game", "LeftOut", "Table", "Standings", "group_games", "standings", "format_table",
+    "format_text", "write_csv", "left_out_lines", "missing_lines", "add_standings_arguments",
+    "run_standings", "CSV_HEADER", "TIME_NOTE",
 ]

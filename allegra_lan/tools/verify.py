@@ -55,6 +55,11 @@ class Verdict:
     totals: tuple[int, ...] = ()  # game totals of a finished game
     winners: tuple[int, ...] = ()
     fork: tuple[bytes, bytes] | None = None  # both signed events of a fork: the proof
+    # What standings needs to tell games and copies apart (empty before a genesis):
+    game: str = ""  # the game id (hex) the log signs
+    variant: str = ""  # the ruleset's variant ("allegra", "grande")
+    head: str = ""  # the last event's id (hex): with `events`, equal logs have equal heads
+    date: str = ""  # the header's Date tag (free text nobody signed; "" if none)
 
     @property
     def unfinished(self) -> bool:
@@ -133,30 +138,36 @@ def verify_file(path: str | os.PathLike[str]) -> Verdict:
     t = folded.table
     seats = tuple((s.name, fingerprint(s.key)) for s in t.genesis.seats) if t.genesis else ()
     notes = list(replay.notes)
+    ident: dict[str, str] = {"date": replay.tags.get("Date", "")}
+    if t.genesis is not None and t.game is not None:
+        ident["game"] = t.game.hex()
+        ident["variant"] = str(t.genesis.ruleset.get("variant", ""))
+    if t.events:
+        ident["head"] = t.events[-1].id.hex()
     if folded.fault is not None:
         fork = None
         if isinstance(folded.fault, Fork):
             fork = (folded.fault.first.signed, folded.fault.second.signed)
         return _fail(name, "seq", folded.fault.reason, folded.fault_seq, events=t.seq, notes=notes,
-                     seats=seats, fork=fork)
+                     seats=seats, fork=fork, **ident)
     if replay.fault is not None:
         seq, reason = replay.fault
-        return _fail(name, "seq", reason, seq, events=t.seq, notes=notes, seats=seats)
+        return _fail(name, "seq", reason, seq, events=t.seq, notes=notes, seats=seats, **ident)
     over = t.state is not None and to_act(t.state) is None
     if over and replay.cut_short:
         return _fail(name, "seq", "a line after the game's end is cut short", t.seq, events=t.seq,
-                     notes=notes, seats=seats)
+                     notes=notes, seats=seats, **ident)
     whole = "the file ends inside its header" not in replay.notes
     problem = check_header(replay.tags, t, whole=whole)
     if problem is not None:
-        return _fail(name, "header", problem, events=t.seq, notes=notes, seats=seats)
+        return _fail(name, "header", problem, events=t.seq, notes=notes, seats=seats, **ident)
     if not over:
-        return Verdict(name, True, events=t.seq, notes=notes, seats=seats)
+        return Verdict(name, True, events=t.seq, notes=notes, seats=seats, **ident)
     assert t.state is not None
     tags = result_tags(t.state)
     return Verdict(name, True, events=t.seq, finished=True, result=tags["Result"], notes=notes,
                    seats=seats, totals=tuple(t.state.totals),
-                   winners=tuple(int(w) for w in tags["Winners"].split()))
+                   winners=tuple(int(w) for w in tags["Winners"].split()), **ident)
 
 
 def verdict_line(v: Verdict) -> str:
