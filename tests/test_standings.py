@@ -24,7 +24,7 @@ from hypothesis import given, settings, strategies as st
 
 from allegra_lan.local import LocalGame, Player, derived, result_tags, seat_tags
 from allegra_lan.log.identity import Identity
-from allegra_lan.log.replay import ReplayWriter, read_replay, write_replay
+from allegra_lan.log.replay import ReplayWriter, read_replay
 from allegra_lan.rules import Give, Move, legal_moves, ruleset_from_dict, to_act
 from allegra_lan.rules.rng import Stream
 from allegra_lan.tools import fold_log
