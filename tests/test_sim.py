@@ -661,3 +661,49 @@ def test_the_seats_of_a_peer_that_gave_the_start_up_are_absent_from_the_play() -
     assert played and all(n.done and n.peer is not None and to_act(n.peer.table.state) is None
                           and sum(e.kind == TAKEOVER for e in n.peer.table.events) >= 1
                           for n in played)
+
+
+def test_a_bot_only_peer_s_power_cut_takes_at_most_what_the_shell_had_not_fsynced() -> None:
+    """Seed 515785 (Grande, 2 seats, bots only): node 1 went for good at seq 44, and 5 s later
+    node 0 lost power. The simulated disk made durable only a `Persist(sync=True)` (a person's
+    move, a genesis), while the trio shell fsyncs everything else at most SYNC_EVERY (1 s)
+    after writing it (net/node.py `_sync_now_and_then`): the cut took 42 events the real host
+    holds on disk, node 0 came back in the ceremony and gave the start up ("p1 did not send
+    its accept"), and the run failed. The world now fsyncs as the shell does: node 0 comes
+    back with the whole log it had and waits for its player, as a 2-seat table must."""
+    from allegra_lan.net import node
+    from allegra_lan.sim import world
+
+    r = run_seed(515785, verbose=True)
+    assert r.ok, r.failures
+    assert r.facts["lost to a power cut"] == 0
+    assert any("node 0 restarts at seq 43" in line for line in r.trace)
+    assert world.SYNC_EVERY == node.SYNC_EVERY  # the world's copy of the shell's constant
+
+
+def test_a_power_cut_that_takes_the_play_back_to_the_ceremony_disturbs_its_start() -> None:
+    """Seed 515785's table with node 1 gone for good early in the play and node 0's power cut
+    right after it, on 8 streams of the world's draws: a cut within SYNC_EVERY of the start
+    can still take the whole play (the product's rule: nothing a person played is lost, and
+    here no peer is left to give the rest back), so node 0 comes back in the ceremony and,
+    after SETUP_TIMEOUT, gives the start up (stream 3, gone at seq 10: back at seq 3). That is
+    a start a fault disturbed, as one that struck in the ceremony; the checker took only
+    those, and failed such a run ("node 0 stopped early: p1 did not send its commit")."""
+    import dataclasses
+
+    from allegra_lan.sim.run import judge
+    from allegra_lan.sim.scenario import FaultPlan
+    from allegra_lan.sim.world import World
+
+    base = scenario(515785)
+    failed, gave_up = [], 0
+    for stream in range(8):
+        for at in (10, 20, 30, 40):
+            sc = dataclasses.replace(base, seed=515785 + 1000 * stream, faults=(
+                FaultPlan("gone", at, node=1), FaultPlan("powercut", at + 1, node=0, duration=1.7)))
+            w = World(sc, verbose=True)
+            w.run()
+            gave_up += any("node 0 note: the game cannot start" in line for line in w.rec.trace)
+            failed += [f"stream {stream}, gone at seq {at}: {f}" for f in judge(w).failures]
+    assert failed == []
+    assert gave_up >= 1

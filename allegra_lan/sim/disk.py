@@ -1,9 +1,10 @@
 """A simulated peer's disk: its replay (events, each fsynced or not) and its .seats file.
 
 This is what a killed peer comes back from. The trio shell appends an event
-for every `Persist` and fsyncs it only when `sync` is True (a person's own
-move); a `Rewrite` and a `SaveSeats` are written whole and renamed, so they
-are durable when done. What a crash takes:
+for every `Persist` and fsyncs it at once only when `sync` is True (a person's
+own move), the others at most SYNC_EVERY later (`sync()`, called by the world
+as net/node.py `_sync_now_and_then` does); a `Rewrite` and a `SaveSeats` are
+written whole and renamed, so they are durable when done. What a crash takes:
 - a process kill (SIGKILL, a crash of the program): nothing; every write had
   reached the kernel, which writes it out later;
 - a power cut or a crash of the machine: the events appended after the last
@@ -36,6 +37,14 @@ class Disk:
         self.events.append(event.signed)
         if sync:
             self.durable = len(self.events)
+
+    @property
+    def unsynced(self) -> int:
+        return len(self.events) - self.durable
+
+    def sync(self) -> None:
+        """fsync: every event written so far is durable (ReplayWriter.sync)."""
+        self.durable = len(self.events)
 
     def rewrite(self, events: tuple[bytes, ...], superseded: tuple[bytes, ...]) -> None:
         self.events = list(events)

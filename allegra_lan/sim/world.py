@@ -13,7 +13,8 @@ is passed to `refused_frame` and the connection ends (its byte stream is
 unusable); a `Close` ends the link and the peer hears `disconnected`; two
 connections between one pair keep the one the smaller key dialled; after the
 game started, a connection from a key that holds no seat is refused in the
-handshake unless the table admits spectators (net/node.py `_seated_keys`).
+handshake unless the table admits spectators (net/node.py `_seated_keys`);
+what was written without its fsync is fsynced at most SYNC_EVERY later.
 What it leaves out: the handshake itself (keys are taken as proven), the
 PIN, discovery, and the file formats on disk (the disk keeps events and the
 seats bytes; see disk.py).
@@ -55,6 +56,7 @@ SETUP_STAGES = (Stage.GENESIS, *CEREMONY_STAGES)
 SPIN = 200  # ticks of one peer at one virtual instant: it asks for a timer not after now, forever
 LINGER = 10.0  # seconds a finished peer waits for the others to confirm (net/peer/config.py)
 DIAL_TIMEOUT = 5.0  # seconds a dial to a machine that does not answer takes to fail (net/node.py)
+SYNC_EVERY = 1.0  # seconds at most between an event written without fsync and its fsync (net/node.py)
 
 # Caps on what a peer may hold pending (the invariant of bounded state): generous
 # enough for any honest game, far below what a flood would leave behind.
@@ -103,6 +105,8 @@ class SimNode:
     stranded: bool = False
     disturbed: float = float("-inf")  # when a fault that cut it off last ended  # every other peer left while it was away: nobody to finish with
     done_at: float | None = None
+    synced_at: float = float("-inf")  # when the shell last fsynced the unsynced tail
+    sync_due: float = float("inf")  # the wake-up planned for that fsync
 
     @property
     def key(self) -> bytes:
@@ -121,7 +125,7 @@ class Record:
     events_at: dict[bytes, list[float]] = field(default_factory=dict)  # event id -> persist times
     trace: list[str] = field(default_factory=list)
     unresumable: list[str] = field(default_factory=list)
-    setup_disturbed: bool = False  # a fault was active while the ceremony ran
+    setup_disturbed: bool = False  # a fault was active while the ceremony ran, or a power cut took a peer back to it
     fork_struck: bool = False
     absent_in_play: bool = False  # a seat's peer left for good while the play ran
     absent_in_setup: bool = False
@@ -327,9 +331,32 @@ class World:
         else:
             n.spin_at, n.spins = now, 0
         self.call(n, "tick")
+        self._sync_now_and_then(n, inc)
         self._person(n)
         if n.attack is not None:
             n.attack.after_input()
+
+    def _sync_now_and_then(self, n: SimNode, inc: int) -> None:
+        """net/node.py `_sync_now_and_then`, after each tick: what was written without its
+        fsync (others' events, our bots') is fsynced at most SYNC_EVERY later. Without it a
+        power cut took a tail the trio shell holds on disk (seed 515785: a bot-only host cut
+        5 s after its peer had gone for good lost 42 events and came back in the ceremony)."""
+        if n.incarnation != inc or n.peer is None or n.done or not n.disk.unsynced:
+            return
+        now = self.clock.now
+        if now >= n.synced_at + SYNC_EVERY:
+            n.disk.sync()
+            n.synced_at = now
+        elif n.synced_at + SYNC_EVERY < n.sync_due:
+            n.sync_due = n.synced_at + SYNC_EVERY
+            self.clock.at(n.sync_due, self._sync_wake, n, inc)
+
+    def _sync_wake(self, n: SimNode, inc: int) -> None:
+        """The shell's ticker wakes for the fsync: a tick, then the sync."""
+        if n.incarnation != inc:
+            return
+        n.sync_due = float("inf")
+        self._queue_tick(n)
 
     def _timer(self, n: SimNode, inc: int, at: float) -> None:
         if n.incarnation != inc or at != n.next_tick:
@@ -797,6 +824,7 @@ class World:
         n.tick_queued = False
         n.done = False
         n.person_at = None
+        n.synced_at, n.sync_due = float("-inf"), float("inf")  # a new shell's writer
         if power:
             self.net.vanish(n.index)
             self.net.down.add(n.index)
@@ -844,6 +872,11 @@ class World:
         n.peer = peer
         n.disturbed = self.clock.now
         n.alive = True
+        if peer.table.stage() in SETUP_STAGES:
+            # A power cut within SYNC_EVERY of the start can take the play and leave the
+            # ceremony: the peer runs it again after a fault, as after one that struck in it
+            # (with its only other peer gone for good, nobody can give the rest back).
+            self.rec.setup_disturbed = True
         if self.verbose:
             self.trace(f"node {n.index} restarts at seq {peer.table.seq}")
         self._start_node(n, n.incarnation)
