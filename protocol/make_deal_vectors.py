@@ -16,9 +16,7 @@ change of the protocol.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -30,6 +28,8 @@ from allegra_lan.deal.derive import frame, hash_, keyed
 from allegra_lan.deal.group import add, mul_base, sc, sub
 from allegra_lan.deal.passes import initial
 from allegra_lan.deal.whole import deal, shares_of
+
+import one_vector_file  # noqa: E402 (this directory: run as a script)
 
 OUT = Path(__file__).parent / "vectors" / "deal.json"
 GAME = hashlib.blake2b(b"allegra-lan/vectors/deal/game", digest_size=16).digest()
@@ -138,17 +138,7 @@ def vectors() -> dict[str, Any]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="compare with the committed file, write nothing")
-    args = parser.parse_args()
-    text = json.dumps(vectors(), indent=1, ensure_ascii=True) + "\n"
-    if args.check:
-        if not OUT.is_file() or OUT.read_text(encoding="ascii") != text:
-            print(f"{OUT} differs from what the package makes now", file=sys.stderr)
-            return 1
-        return 0
-    OUT.write_text(text, encoding="ascii")
-    return 0
+    return one_vector_file.main(__doc__ or "", OUT, vectors)
 
 
 if __name__ == "__main__":

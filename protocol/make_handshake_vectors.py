@@ -13,9 +13,7 @@ on a deliberate, versioned change of the protocol.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -23,6 +21,8 @@ from typing import Any
 from allegra_lan.log.codec import encode
 from allegra_lan.log.identity import Identity
 from allegra_lan.net.handshake import INITIATOR, PROTOCOL_VERSION, RESPONDER, Handshake, HandshakeError
+
+import one_vector_file  # noqa: E402 (this directory: run as a script)
 
 OUT = Path(__file__).parent / "vectors" / "handshake.json"
 TABLE = hashlib.blake2b(b"allegra-lan handshake vector table", digest_size=16).digest()
@@ -88,17 +88,7 @@ def vectors() -> dict[str, Any]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="compare with the committed file, write nothing")
-    args = parser.parse_args()
-    text = json.dumps(vectors(), indent=1, ensure_ascii=True) + "\n"
-    if args.check:
-        if not OUT.is_file() or OUT.read_text(encoding="ascii") != text:
-            print(f"{OUT} differs from what the package makes now", file=sys.stderr)
-            return 1
-        return 0
-    OUT.write_text(text, encoding="ascii")
-    return 0
+    return one_vector_file.main(__doc__ or "", OUT, vectors)
 
 
 if __name__ == "__main__":

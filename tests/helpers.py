@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from dataclasses import dataclass, field
-from typing import Callable, Protocol, Sequence, TypeVar
+from typing import Any, Callable, Protocol, Sequence, TypeVar
 
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.output import DummyOutput
@@ -163,6 +163,39 @@ class Screen24(DummyOutput):
 
     def get_size(self) -> Size:
         return Size(rows=24, columns=80)
+
+
+
+@dataclass
+class KeySession:
+    """The play client under a real prompt_toolkit Application, pressed like a keyboard:
+    each press waits until the client handled the key and is idle, then reads the screen
+    (80x24) and keeps it in `screens`."""
+
+    client: Any  # tui.app.PlayClient (imported by the tests that make one)
+    inp: Any
+    screens: list[str] = field(default_factory=list)
+
+    def screen(self) -> str:
+        """What the Application draws now, as text (its control's formatted text at 80x24)."""
+        from allegra_lan.tui.screen import plain
+
+        return "\n".join(line.rstrip() for line in plain(self.client.screen(80, 24)).split("\n"))
+
+    def footer(self) -> str:
+        return "   ".join(self.screen().split("\n")[-2:])
+
+    async def press(self, key: str) -> str:
+        import asyncio
+
+        n = self.client.keys_handled
+        self.inp.send_text(key)
+        while self.client.keys_handled <= n:
+            await asyncio.sleep(0.001)
+        await asyncio.wait_for(self.client.idle.wait(), 30)
+        text = self.screen()
+        self.screens.append(text)
+        return text
 
 
 class Refusing(Protocol):

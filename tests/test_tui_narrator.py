@@ -15,7 +15,6 @@ import asyncio
 import json
 import re
 from collections import deque
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
@@ -34,12 +33,11 @@ from allegra_lan.rules.view import SPECTATOR
 from allegra_lan.tui.app import Pace, PlayClient, make_application
 from allegra_lan.tui.play import PlayArgs, start_game
 from allegra_lan.tui.replay_view import open_viewer
-from allegra_lan.tui.screen import plain
 from allegra_lan.tui.seat_notes import Notes, note_move
 from allegra_lan.tui.stepper import Stepper, load_replay
 from allegra_lan.tui.words import describe_effects, first_time_hints
 
-from helpers import Screen24, press_offered
+from helpers import KeySession, Screen24, press_offered
 from tmux_pane import Pane, allegra, needs_tmux
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -59,27 +57,7 @@ def golden(name: str) -> Stepper:
 # ------------------------------------------------------------------ a game played by keys
 
 
-@dataclass
-class Session:
-    """The play client under a real Application, pressed like a keyboard (as test_tui_play)."""
-
-    client: PlayClient
-    inp: Any
-    screens: list[str] = field(default_factory=list)
-
-    def screen(self) -> str:
-        return "\n".join(line.rstrip() for line in plain(self.client.screen(80, 24)).split("\n"))
-
-    def footer(self) -> str:
-        return "   ".join(self.screen().split("\n")[-2:])
-
-    async def press(self, key: str) -> str:
-        n = self.client.keys_handled
-        self.inp.send_text(key)
-        while self.client.keys_handled <= n:
-            await asyncio.sleep(0.001)
-        await asyncio.wait_for(self.client.idle.wait(), 30)
-        return self.screen()
+Session = KeySession  # (tests/helpers.py)
 
 
 def play_by_keys(variant: str, players: int, seed: int, tmp: Path, knock: str) -> tuple[list[str], Path]:

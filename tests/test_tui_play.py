@@ -12,7 +12,6 @@ import os
 import re
 import subprocess
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from prompt_toolkit.input import create_pipe_input
@@ -26,9 +25,9 @@ from allegra_lan.rules import (
 from allegra_lan.rules.engine import peeked_value
 from allegra_lan.tui.app import Pace, PlayClient, make_application
 from allegra_lan.tui.play import PlayArgs, start_game
-from allegra_lan.tui.screen import UiState, plain, screen_text
+from allegra_lan.tui.screen import UiState, screen_text
 
-from helpers import Screen24, choose, press_offered
+from helpers import KeySession, Screen24, choose, press_offered
 
 ROOT = Path(__file__).resolve().parents[1]
 ME = Identity.from_seed(b"test-tui-play")
@@ -45,28 +44,7 @@ LABELS = {
 ALWAYS = {"move", "help", "rules", "quit", "choose card", "cancel", "choose again"}
 
 
-@dataclass
-class Session:
-    client: PlayClient
-    inp: object
-    screens: list[str] = field(default_factory=list)
-
-    def screen(self) -> str:
-        """What the Application draws now, as text (its control's formatted text at 80x24)."""
-        return "\n".join(line.rstrip() for line in plain(self.client.screen(80, 24)).split("\n"))
-
-    def footer(self) -> str:
-        return "   ".join(self.screen().split("\n")[-2:])
-
-    async def press(self, key: str) -> str:
-        n = self.client.keys_handled
-        self.inp.send_text(key)  # type: ignore[attr-defined]
-        while self.client.keys_handled <= n:
-            await asyncio.sleep(0.001)
-        await asyncio.wait_for(self.client.idle.wait(), 30)
-        text = self.screen()
-        self.screens.append(text)
-        return text
+Session = KeySession  # (tests/helpers.py)
 
 
 def footer_labels(footer: str) -> list[str]:
