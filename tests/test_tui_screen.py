@@ -84,3 +84,18 @@ def test_monochrome_has_no_colours() -> None:
     s = played("grande", 2, 10)
     frags = render(view(s, 0), UiState(cursor=Slot(0, 0, 0)), 80, 24)
     assert all(style == "" or style.startswith("class:") for style, _ in frags)
+
+
+def test_a_seat_s_last_turn_never_breaks_a_place_over_two_lines() -> None:
+    """Issue 11, read in tmux at 80x24: `greedy: row 4 col 5: turned up a 0; row 4 col` /
+    `1: turned up a 12`. A place (`row 4 col 1`, `col 3`) is kept on one line at every width."""
+    import re
+
+    from allegra_lan.tui.screen import turn_lines
+
+    words = "row 4 col 5: turned up a 0; row 4 col 1: turned up a 12; col 3: cleared 3 cards: 5 5 5"
+    for width in range(14, 90):
+        for lines in (1, 2, 3):
+            _, out = turn_lines("greedy", words, width, lines)
+            for a in out[:-1]:  # no line but the last ends inside a place
+                assert not re.search(r"\b(row|col)( \d+)?( col)?$", a.rstrip(";")), (width, out)

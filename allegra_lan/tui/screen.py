@@ -667,14 +667,19 @@ def turn_lines(name: str, words: str, width: int, lines: int = 1) -> tuple[int, 
     return len(tries), kept
 
 
+_GLUE = "\x00"  # not whitespace to str.split: holds a place's words on one line while wrapping
+_PLACE = re.compile(r"\b(row|col) (\d+)(?: (col) (\d+))?")
+
+
 def _wrap_indented(text: str, width: int, indent: int) -> list[str]:
-    """Plain text wrapped at spaces to `width`, later lines indented (words never split)."""
-    first = wrap_words(text, width)
-    if len(first) <= 1:
-        return first
-    out = [first[0]]
-    out += [" " * indent + t for t in wrap_words(text[len(first[0]):].strip(), width - indent)]
-    return out
+    """Plain text wrapped at spaces to `width`, later lines indented (words never split, nor
+    a place: `row 4 col 1` stays on one line, not `row 4 col` / `1: turned up`)."""
+    glued = _PLACE.sub(lambda m: m.group(0).replace(" ", _GLUE), text)
+    first = wrap_words(glued, width)
+    if len(first) > 1:
+        first = [first[0]] + [" " * indent + t for t in
+                              wrap_words(glued[len(first[0]):].strip(), width - indent)]
+    return [line.replace(_GLUE, " ") for line in first]
 
 
 def _panel(v: SeatView, ui: UiState, width: int, height: int) -> list[Line]:
