@@ -86,8 +86,8 @@ def plan_table(plan: Plan) -> str:
 def spread_line(s: Spread) -> str:
     """The line that says how even the plan is."""
     met = f"{s.least}" if s.least == s.most else f"{s.least} to {s.most}"
-    return (f"pairs of players meet {met} time{'s' if (s.least, s.most) != (1, 1) else ''} "
-            f"({s.never} of {s.pairs} pair{'s' if s.pairs != 1 else ''} never); "
+    return (f"pairs meet {met} time{'s' if (s.least, s.most) != (1, 1) else ''} "
+            f"({s.never} of {s.pairs} never); "
             f"each player starts {s.starts_least}" +
             ("" if s.starts_least == s.starts_most else f" to {s.starts_most}") +
             f" time{'s' if (s.starts_least, s.starts_most) != (1, 1) else ''}")
