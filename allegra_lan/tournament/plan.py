@@ -18,7 +18,10 @@ What "fair" means here, in order:
    square of how often they meet is as small as the search finds. The total
    number of meetings is fixed by the table sizes, so a smaller sum of
    squares is a more even spread (two pairs meeting once each beat one pair
-   meeting twice).
+   meeting twice). Between plans equal in that, the sum of the cubes decides,
+   which prefers fewer pairs meeting often (13 players over 4 rounds: two
+   plans have the same sum of squares, and only one has a pair meeting 3
+   times).
 3. Then seat positions are spread (seat 0 starts each round): the sum over
    players and seat numbers of the square of how often the player had that
    seat.
@@ -210,8 +213,13 @@ def pair_cost(plan: Plan) -> int:
     return sum(c * c for c in meetings(plan).values())
 
 
+def repeat_cost(plan: Plan) -> int:
+    """The second, between plans of equal pair cost: the sum of the cubes of the counts."""
+    return sum(c * c * c for c in meetings(plan).values())
+
+
 def seat_cost(plan: Plan) -> int:
-    """The second: the sum of squares of the players' counts at each seat number."""
+    """The third: the sum of squares of the players' counts at each seat number."""
     return sum(c * c for row in seat_counts(plan).values() for c in row)
 
 
@@ -231,9 +239,15 @@ def _stream(seed: int, what: str) -> Stream:
     return Stream(key, f"allegra-lan/tournament-plan/{what}")
 
 
+Cost = tuple[int, int, int]
+ZERO: Cost = (0, 0, 0)
+
+
 class _Seating:
     """Rounds of slots (slot -> player index), with the counts the costs are made of kept up
-    to date swap by swap, so that weighing a swap costs a pass over two tables, not the plan."""
+    to date swap by swap, so that weighing a swap costs a pass over two tables, not the plan.
+    The cost is (sum of squares of pair meetings, sum of their cubes, seat cost), compared
+    in that order."""
 
     def __init__(self, players: int, sizes: Sequence[int], slots: list[list[int]]) -> None:
         self.n = players
@@ -258,37 +272,36 @@ class _Seating:
                     for b in table[k + 1:]:
                         self.meet[a][b] += 1
                         self.meet[b][a] += 1
-        self.pair_cost = sum(c * c for i, r in enumerate(self.meet) for c in r[i + 1:])
-        self.seat_cost = sum(c * c for r in self.pos for c in r)
+        pairs = [c for i, r in enumerate(self.meet) for c in r[i + 1:]]
+        self.cost: Cost = (sum(c * c for c in pairs), sum(c * c * c for c in pairs),
+                           sum(c * c for r in self.pos for c in r))
 
-    def delta(self, r: int, i: int, j: int) -> tuple[int, int]:
-        """How the two costs change if the players in slots i and j of round r swap."""
+    def delta(self, r: int, i: int, j: int) -> Cost:
+        """How the costs change if the players in slots i and j of round r swap: in i's
+        table pair (a, x) loses a meeting and (b, x) gains one, in j's the other way round;
+        c -> c+1 adds 2c+1 to the squares and 3c^2+3c+1 to the cubes, c -> c-1 takes
+        2c-1 and 3c^2-3c+1 away."""
         row = self.slots[r]
         a, b = row[i], row[j]
         ti, tj = self.table_of[i], self.table_of[j]
-        dp = 0
+        dsq = dcube = 0
         if ti != tj:
             ma, mb = self.meet[a], self.meet[b]
-            acc = 0
-            lo, hi = self.bounds[ti]
-            for k in range(lo, hi):
-                if k != i:
-                    x = row[k]
-                    acc += mb[x] - ma[x]
-            lo2, hi2 = self.bounds[tj]
-            for k in range(lo2, hi2):
-                if k != j:
-                    y = row[k]
-                    acc += ma[y] - mb[y]
-            dp = 2 * acc + 2 * (hi - lo - 1 + hi2 - lo2 - 1)
+            for (lo, hi), skip, down, up in ((self.bounds[ti], i, ma, mb), (self.bounds[tj], j, mb, ma)):
+                for k in range(lo, hi):
+                    if k != skip:
+                        x = row[k]
+                        cd, cu = down[x], up[x]
+                        dsq += 2 * (cu - cd) + 2
+                        dcube += 3 * (cu * cu - cd * cd) + 3 * (cu + cd)
         si, sj = self.seat_of[i], self.seat_of[j]
         ds = 0
         if si != sj:
             pa, pb = self.pos[a], self.pos[b]
             ds = 2 * (pa[sj] - pa[si]) + 2 * (pb[si] - pb[sj]) + 4
-        return dp, ds
+        return dsq, dcube, ds
 
-    def swap(self, r: int, i: int, j: int, dp: int, ds: int) -> None:
+    def swap(self, r: int, i: int, j: int, d: Cost) -> None:
         row = self.slots[r]
         a, b = row[i], row[j]
         ti, tj = self.table_of[i], self.table_of[j]
@@ -311,12 +324,7 @@ class _Seating:
             self.pos[b][sj] -= 1
             self.pos[b][si] += 1
         row[i], row[j] = b, a
-        self.pair_cost += dp
-        self.seat_cost += ds
-
-    @property
-    def cost(self) -> tuple[int, int]:
-        return self.pair_cost, self.seat_cost
+        self.cost = (self.cost[0] + d[0], self.cost[1] + d[1], self.cost[2] + d[2])
 
 
 def _steps(players: int, rounds: int) -> int:
@@ -324,7 +332,7 @@ def _steps(players: int, rounds: int) -> int:
 
 
 def _walk(seating: _Seating, rounds: int, steps: int, rng: Stream) -> None:
-    """Random swaps, each kept if it makes the plan no worse (first pairs, then seats):
+    """Random swaps, each kept if it makes the plan no worse (pairs, then seats):
     keeping equal ones lets the search cross the wide flat stretches of this problem."""
     n = seating.n
     for _ in range(steps):
@@ -333,9 +341,9 @@ def _walk(seating: _Seating, rounds: int, steps: int, rng: Stream) -> None:
         j = rng.below(n - 1)
         if j >= i:
             j += 1
-        dp, ds = seating.delta(r, i, j)
-        if dp < 0 or (dp == 0 and ds <= 0):
-            seating.swap(r, i, j, dp, ds)
+        d = seating.delta(r, i, j)
+        if d <= ZERO:
+            seating.swap(r, i, j, d)
 
 
 def _sweep(seating: _Seating, rounds: int) -> None:
@@ -349,9 +357,9 @@ def _sweep(seating: _Seating, rounds: int) -> None:
         for r in range(rounds):
             for i in range(n):
                 for j in range(i + 1, n):
-                    dp, ds = seating.delta(r, i, j)
-                    if dp < 0 or (dp == 0 and ds < 0):
-                        seating.swap(r, i, j, dp, ds)
+                    d = seating.delta(r, i, j)
+                    if d < ZERO:
+                        seating.swap(r, i, j, d)
                         improved = True
             weighed += n * (n - 1) // 2
             if weighed >= MAX_SWEEP_SWAPS:
@@ -359,7 +367,7 @@ def _sweep(seating: _Seating, rounds: int) -> None:
 
 
 def _search(players: int, rounds: int, sizes: Sequence[int], seed: int) -> list[list[int]]:
-    """The best of a few seeded restarts (first pairs, then seats; the earlier on a tie)."""
+    """The best of a few seeded restarts (by cost; the earlier on a tie), swept at the end."""
     if players < 2:
         return [list(range(players)) for _ in range(rounds)]
     best: _Seating | None = None
@@ -381,6 +389,7 @@ def _search(players: int, rounds: int, sizes: Sequence[int], seed: int) -> list[
 
 __all__ = [
     "Plan", "PlanPlayer", "PlanError", "Spread", "make_plan", "table_sizes", "allowed_sizes",
-    "variant_title", "check_players", "meetings", "seat_counts", "pair_cost", "seat_cost", "spread",
+    "variant_title", "check_players", "meetings", "seat_counts", "pair_cost", "repeat_cost", "seat_cost",
+    "spread",
     "MAX_PLAYERS", "MAX_ROUNDS", "MAX_SEED", "DEFAULT_TABLE_SIZE",
 ]
