@@ -574,3 +574,14 @@ def test_a_plain_list_skips_blanks_and_comments_and_keeps_its_order(tmp_path: Pa
     assert read_roster(f) == tuple(players(["Ann", "Bob"]))  # a BOM at the start is no name
     with pytest.raises(RosterError, match="line 2: a name must be 1 to 64 printable"):
         parse_name_list("Ann\n" + "x" * 65)
+
+
+def test_the_example_in_docs_tournaments_md_is_what_the_command_prints(tmp_path: Path) -> None:
+    doc = (ROOT / "docs" / "tournaments.md").read_text(encoding="utf-8")
+    block = doc.split("```text\n", 1)[1].split("```", 1)[0]
+    command, shown = block.split("\n", 1)
+    assert command.startswith("$ allegra ")
+    (tmp_path / "club.txt").write_text("\n".join(SEVEN) + "\n", encoding="utf-8")
+    done = allegra(tmp_path, *command.split()[2:])
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == shown
