@@ -539,16 +539,21 @@ def _bad_list(folder: Path, text: str, name: str = "p.txt") -> str:
      ("--rounds", "1", "--variant", "grande"), f"more than {MAX_PLAYERS} players"),
     (lambda d: _bad_list(d, "\n".join(SEVEN)), ("--rounds", "1", "--variant", "grande", "--out", "no/dir/p.json"),
      "could not write no/dir/p.json"),
+    (lambda d: _bad_list(d, "\n".join(SEVEN)), ("--rounds", "1", "--variant", "grande", "--out", "./p.txt"),
+     "--out ./p.txt is the players file; name another file"),
 ])
 def test_a_bad_argument_is_one_line_and_exit_2_and_no_file(tmp_path: Path, setup, args: tuple[str, ...],
                                                              message: str) -> None:
     players_file = setup(tmp_path)
+    before = (tmp_path / players_file).read_bytes() if (tmp_path / players_file).exists() else None
     done = allegra(tmp_path, "tournament", "plan", "--players", players_file, *args)
     assert done.returncode == 2, done
     assert done.stderr.startswith(PREFIX) and done.stderr.count("\n") == 1, done.stderr
     assert message in done.stderr, done.stderr
     assert "Traceback" not in done.stderr and done.stdout == ""
     assert not (tmp_path / "plan.json").exists()
+    if before is not None:  # the players file is never overwritten
+        assert (tmp_path / players_file).read_bytes() == before
 
 
 def test_tournament_without_a_tool_says_which_there_are(tmp_path: Path) -> None:
@@ -565,6 +570,19 @@ def test_the_help_does_not_load_the_scheduler(tmp_path: Path) -> None:
     assert done.returncode == 0 and "--table-size" in done.stdout
     assert "allegra_lan.tournament.args" in done.stderr
     assert "allegra_lan.tournament.plan" not in done.stderr and "allegra_lan.rules" not in done.stderr
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=300))
+def test_any_text_is_a_list_of_names_or_one_line(text: str) -> None:
+    try:
+        got = parse_name_list(text, "p.txt")
+    except RosterError as e:
+        assert str(e).startswith("p.txt") and "\n" not in str(e)
+    else:
+        names = [p.name for p in got]
+        assert len(set(names)) == len(names) and all(n == n.strip() and n.isprintable() for n in names)
+        assert names == [x.strip() for x in text.splitlines() if x.strip() and not x.strip().startswith("#")]
 
 
 def test_a_plain_list_skips_blanks_and_comments_and_keeps_its_order(tmp_path: Path) -> None:

@@ -107,6 +107,16 @@ def plan_csv(plan: Plan) -> str:
     return buf.getvalue()
 
 
+def _same_file(a: str, b: str) -> bool:
+    """Whether writing `a` would replace the file `b` (the players list an organiser typed)."""
+    import os
+
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # either is missing: nothing to lose
+        return False
+
+
 def run_plan(args: Any, out: TextIO, err: TextIO) -> int:
     """The command: 0 with the plan printed and written; 2 and one line on anything wrong."""
     from allegra_lan.files import WriteFailed, write_atomic
@@ -116,6 +126,8 @@ def run_plan(args: Any, out: TextIO, err: TextIO) -> int:
     from allegra_lan.tournament.roster import RosterError, read_roster
 
     prog = prog_of(args, "allegra tournament plan")
+    if _same_file(args.out, args.players):
+        return usage_error(err, prog, f"--out {args.out} is the players file; name another file")
     try:
         players = read_roster(args.players)
         plan = make_plan(players, args.rounds, str(args.variant), seed=args.seed,
