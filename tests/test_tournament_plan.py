@@ -18,7 +18,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -215,6 +215,8 @@ def test_a_count_that_cannot_be_seated_says_so() -> None:
     with pytest.raises(PlanError, match=r"^ALLEGRA Grande is played at tables of 2 to 5, not 6$"):
         make_plan(players(SEVEN), 3, "grande", preferred=6)
     assert make_plan(players(SEVEN), 1, "allegra", preferred=6).table_sizes == (4, 3)  # 7 > 6
+    with pytest.raises(PlanError, match="printable characters without spaces around them"):
+        make_plan(players(["Ann", "Bob\n"]), 1, "grande")
     with pytest.raises(PlanError, match="given twice"):
         make_plan(players(["Ann", "Bob", "Ann"]), 1, "grande")
     with pytest.raises(PlanError, match="rounds must be 1 to"):
@@ -437,7 +439,7 @@ def test_the_table_and_the_csv_say_the_same_plan() -> None:
 
 
 def test_the_table_fits_80_columns_whatever_the_names() -> None:
-    long = [("名" * 60) + str(i) for i in range(5)] + ["x" * 64 + str(i) for i in range(5)]
+    long = [("名" * 60) + str(i) for i in range(5)] + ["x" * 63 + str(i) for i in range(5)]
     plan = make_plan(players(long), 2, "grande", preferred=5)
     text = plan_table(plan)
     assert max(cells(line) for line in text.splitlines()) <= 80
@@ -542,8 +544,8 @@ def _bad_list(folder: Path, text: str, name: str = "p.txt") -> str:
     (lambda d: _bad_list(d, "\n".join(SEVEN)), ("--rounds", "1", "--variant", "grande", "--out", "./p.txt"),
      "--out ./p.txt is the players file; name another file"),
 ])
-def test_a_bad_argument_is_one_line_and_exit_2_and_no_file(tmp_path: Path, setup, args: tuple[str, ...],
-                                                             message: str) -> None:
+def test_a_bad_argument_is_one_line_and_exit_2_and_no_file(tmp_path: Path, setup: Callable[[Path], str],
+                                                             args: tuple[str, ...], message: str) -> None:
     players_file = setup(tmp_path)
     before = (tmp_path / players_file).read_bytes() if (tmp_path / players_file).exists() else None
     done = allegra(tmp_path, "tournament", "plan", "--players", players_file, *args)

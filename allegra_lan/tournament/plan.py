@@ -46,6 +46,7 @@ from allegra_lan.rules.ruleset import RulesetError, ruleset_for
 MAX_PLAYERS = 128  # a club's tournament; the search's steps and memory grow with the square
 MAX_ROUNDS = 30
 MAX_SEED = (1 << 63) - 1
+MAX_NAME = 64  # as a players file's names (tools/players.py)
 DEFAULT_TABLE_SIZE = 4  # both games play well at four; the variant's whole range stays allowed
 RESTARTS = 4
 STEPS_PER_SEAT_ROUND = 150  # random-swap steps per restart: this many per player per round ...
@@ -144,13 +145,17 @@ def table_sizes(count: int, allowed: Sequence[int], preferred: int) -> tuple[int
 
 
 def check_players(players: Sequence[PlanPlayer]) -> None:
-    """Names are what a plan's seats hold, so they must be unique (and not empty)."""
+    """Names are what a plan's seats hold, so they must be unique, and the names a plan
+    file may hold (so that every plan made can be read back)."""
     if len(players) > MAX_PLAYERS:
         raise PlanError(f"{len(players)} players are more than a plan takes ({MAX_PLAYERS})")
     seen: set[str] = set()
     for p in players:
         if not p.name or not p.name.strip():
             raise PlanError("a player's name is empty")
+        if p.name != p.name.strip() or len(p.name) > MAX_NAME or not p.name.isprintable():
+            raise PlanError(f"a player's name must be 1 to {MAX_NAME} printable characters "
+                            f"without spaces around them, not {p.name[:MAX_NAME]!r}")
         if p.name in seen:
             raise PlanError(f"the name {p.name!r} is given twice; names must tell players apart")
         seen.add(p.name)

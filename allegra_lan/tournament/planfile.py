@@ -32,13 +32,12 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from allegra_lan.tournament.plan import (
-    MAX_PLAYERS, MAX_ROUNDS, MAX_SEED, Plan, PlanPlayer, allowed_sizes,
+    MAX_NAME, MAX_PLAYERS, MAX_ROUNDS, MAX_SEED, Plan, PlanPlayer, allowed_sizes,
 )
 
 FORMAT = "allegra-lan tournament plan"
 VERSION = 1
 MAX_BYTES = 4 << 20  # 128 players over 30 rounds is well under 1 MiB
-MAX_NAME = 64  # as a players file's names (tools/players.py)
 MAX_KEYS = 16  # keys one player may hold
 VARIANTS = ("allegra", "grande")
 _TOP = ("format", "version", "variant", "seed", "table_sizes", "players", "rounds")

@@ -12,10 +12,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from allegra_lan.tournament.plan import MAX_PLAYERS, PlanPlayer
+from allegra_lan.tournament.plan import MAX_NAME, MAX_PLAYERS, PlanPlayer
 
 MAX_BYTES = 1 << 20
-MAX_NAME = 64  # as tools/players.py
 LIST_SUFFIXES = (".txt", "")
 
 
