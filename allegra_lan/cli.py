@@ -24,6 +24,7 @@ from allegra_lan.tool_args import (
     add_diff_arguments, add_export_arguments, add_show_arguments, add_standings_arguments,
     add_verify_arguments,
 )
+from allegra_lan.tournament.args import add_plan_arguments
 from allegra_lan.usage import CommandError, UsageError
 
 
@@ -117,13 +118,13 @@ def _cmd_id(args: argparse.Namespace) -> int:
     return 0
 
 
-def _tool(module: str, run: str) -> Callable[[argparse.Namespace], int]:
+def _tool(module: str, run: str, package: str = "allegra_lan.tools") -> Callable[[argparse.Namespace], int]:
     """A handler that imports its tool only when it runs (start-up stays quick)."""
 
     def handler(args: argparse.Namespace) -> int:
         import importlib
 
-        tool = importlib.import_module(f"allegra_lan.tools.{module}")
+        tool = importlib.import_module(f"{package}.{module}")
         return int(getattr(tool, run)(args, sys.stdout, sys.stderr))
 
     return handler
@@ -170,6 +171,18 @@ def _add_tools(sub: argparse._SubParsersAction) -> None:
                                    "Exit 0 same, 1 different, 2 unreadable.")
     add_diff_arguments(d)
     d.set_defaults(handler=_tool("diff", "run_diff"), prog="allegra diff")
+
+
+def _add_tournament(sub: argparse._SubParsersAction) -> None:
+    tour = sub.add_parser("tournament", help="plan a tournament's tables over its rounds",
+                          description="Tools for a tournament's organiser.")
+    tour.set_defaults(prog="allegra tournament")
+    tsub = tour.add_subparsers(dest="tool", metavar="tool")
+    text = "seat players over N rounds so that every two meet as evenly as possible"
+    plan = tsub.add_parser("plan", help=text)
+    add_plan_arguments(plan)
+    plan.set_defaults(handler=_tool("command", "run_plan", "allegra_lan.tournament"),
+                      prog="allegra tournament plan")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -251,6 +264,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_profile_argument(stats)
     stats.set_defaults(handler=_tool("stats", "run_stats"), prog="allegra stats")
     _add_tools(sub)
+    _add_tournament(sub)
     add_network_arguments(sub)
     return parser
 
@@ -303,8 +317,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             prog = getattr(args, "prog", "allegra")
             if prog == "allegra replay":
                 raise UsageError(prog, "choose a tool: verify, show, view, export or standings")
+            if prog == "allegra tournament":
+                raise UsageError(prog, "choose a tool: plan")
             raise UsageError("allegra", "choose a command: play, rules, stats, simulate, id, replay, "
-                                        "diff, games, host, join, watch or resume (see allegra --help)")
+                                        "diff, tournament, games, host, join, watch or resume "
+                                        "(see allegra --help)")
         try:
             with _profile(getattr(args, "profile", None)):
                 return handler(args)
