@@ -88,6 +88,18 @@ def read_regular(path: str | os.PathLike[str], limit: int, *, follow: bool = Tru
     return data
 
 
+def read_text(path: str | os.PathLike[str], limit: int, *, what: str = "file",
+              encoding: str = "utf-8") -> str:
+    """`read_regular`, decoded: a file that is not UTF-8 is refused (FileRefused) naming the
+    line where it stops being text, so a person can find the bad byte in an editor."""
+    data = read_regular(path, limit, what=what)
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as e:
+        line = data[:e.start].count(b"\n") + 1
+        raise FileRefused(f"{path}: line {line}: not UTF-8 text") from None
+
+
 def write_failed(path: str | os.PathLike[str], e: OSError) -> WriteFailed:
     """The one line for a failed write: a full disk is named as such."""
     if e.errno in (errno.ENOSPC, errno.EDQUOT):

@@ -27,7 +27,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from allegra_lan.files import FileRefused, read_regular
+from allegra_lan.files import FileRefused, read_regular, read_text
 from allegra_lan.log.codec import encode
 from allegra_lan.log.identity import Identity
 from allegra_lan.log.replay import (
@@ -583,6 +583,31 @@ def test_read_regular_never_reads_past_its_limit(tmp_path: Path) -> None:
     with pytest.raises(FileRefused, match="symlink"):
         read_regular(link, 100, follow=False)
     assert stat.S_ISREG(os.stat(f).st_mode)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=200), st.sampled_from(["utf-8", "utf-8-sig"]))
+def test_read_text_gives_the_text_or_names_the_line_that_is_not(data: bytes, encoding: str) -> None:
+    """The one reader of small text files (players files, player lists, plans): any bytes are
+    the decoded text or one line naming the file and the line where UTF-8 stops."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        f = Path(d) / "t.txt"
+        f.write_bytes(data)
+        try:
+            text = read_text(f, 100, encoding=encoding)
+        except FileRefused as e:
+            assert "\n" not in str(e) and str(e).startswith(str(f))
+            if len(data) <= 100:
+                with pytest.raises(UnicodeDecodeError):
+                    data.decode(encoding)
+                line = int(str(e).split(": line ")[1].split(":")[0])
+                assert 1 <= line <= data.count(b"\n") + 1
+            else:
+                assert "more than 100 bytes" in str(e)
+        else:
+            assert len(data) <= 100 and text == data.decode(encoding)
 
 
 # ------------------------------------------------------------------ the class, not the instance

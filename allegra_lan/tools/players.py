@@ -126,19 +126,14 @@ def parse_players(text: str, suffix: str, label: str = "players file") -> Player
 
 def read_players(path: str | Path) -> Players:
     """The players file at `path`; a PlayersError (one line) for anything wrong with it."""
-    from allegra_lan.files import FileRefused, read_regular
+    from allegra_lan.files import FileRefused, read_text
 
     p = Path(path)
     try:
-        # read_regular: a FIFO or device named as the file is refused at once, never waited on.
-        data = read_regular(p, MAX_BYTES, what="players file")
+        # read_text: a FIFO or device named as the file is refused at once, never waited on.
+        text = read_text(p, MAX_BYTES, what="players file", encoding="utf-8-sig")
     except FileRefused as e:
         raise PlayersError(str(e)) from None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        line = data[:e.start].count(b"\n") + 1
-        raise PlayersError(f"{path}: line {line}: not UTF-8 text") from None
     return parse_players(text, p.suffix.lower(), str(path))
 
 

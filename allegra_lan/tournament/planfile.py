@@ -254,17 +254,12 @@ def parse_plan(text: str, label: str = "plan file") -> Plan:
 
 def read_plan(path: str | Path) -> Plan:
     """The plan file at `path` (a regular file of at most MAX_BYTES, UTF-8 JSON)."""
-    from allegra_lan.files import FileRefused, read_regular
+    from allegra_lan.files import FileRefused, read_text
 
     try:
-        data = read_regular(path, MAX_BYTES, what="plan file")
+        text = read_text(path, MAX_BYTES, what="plan file")
     except FileRefused as e:
         raise PlanFileError(str(e)) from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = data[:e.start].count(b"\n") + 1
-        raise PlanFileError(f"{path}: line {line}: not UTF-8 text") from None
     return parse_plan(text, str(path))
 
 

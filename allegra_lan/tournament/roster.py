@@ -54,7 +54,7 @@ def from_players_file(by_key: dict[str, str], names: list[str]) -> tuple[PlanPla
 def read_roster(path: str | Path) -> tuple[PlanPlayer, ...]:
     """The players in `path`: `.csv` or `.toml` as a players file, `.txt` (or no suffix) as
     a list of names. RosterError (one line) for anything wrong."""
-    from allegra_lan.files import FileRefused, read_regular
+    from allegra_lan.files import FileRefused, read_text
     from allegra_lan.tools.players import PlayersError, read_players
 
     p = Path(path)
@@ -69,14 +69,9 @@ def read_roster(path: str | Path) -> tuple[PlanPlayer, ...]:
         raise RosterError(f"{path}: name the players file .csv or .toml (name and key), "
                           f"or .txt (one name a line), so its form is known")
     try:
-        data = read_regular(p, MAX_BYTES, what="players list")
+        text = read_text(p, MAX_BYTES, what="players list", encoding="utf-8-sig")
     except FileRefused as e:
         raise RosterError(str(e)) from None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        line = data[:e.start].count(b"\n") + 1
-        raise RosterError(f"{path}: line {line}: not UTF-8 text") from None
     return parse_name_list(text, str(path))
 
 
