@@ -26,6 +26,11 @@ class Variant(StrEnum):
     ALLEGRA = "allegra"
     GRANDE = "grande"
 
+    @property
+    def title(self) -> str:
+        """The game's name as a person reads it."""
+        return "ALLEGRA" if self is Variant.ALLEGRA else "ALLEGRA Grande"
+
 # R12: our own split of ALLEGRA's 120 cards -1..11 (the published one is unknown).
 ALLEGRA_COUNTS: tuple[tuple[int, int], ...] = (
     (-1, 5), (0, 7), (1, 8), (2, 9), (3, 10), (4, 11), (5, 12),
@@ -98,7 +103,7 @@ class _Common:
 
     @property
     def title(self) -> str:
-        return "ALLEGRA" if self.variant is Variant.ALLEGRA else "ALLEGRA Grande"
+        return self.variant.title
 
     def _validate(self) -> None:
         if not 1 <= self.rounds <= 99:

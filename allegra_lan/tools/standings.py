@@ -102,8 +102,9 @@ class Table:
 
     @property
     def title(self) -> str:
-        name = {"allegra": "ALLEGRA", "grande": "ALLEGRA Grande"}.get(self.variant, self.variant)
-        return f"{name}, {self.seats} players"
+        from allegra_lan.rules import Variant  # a counted game's variant is a known one
+
+        return f"{Variant(self.variant).title}, {self.seats} players"
 
 
 @dataclass

@@ -343,7 +343,7 @@ class NetClient:
         if self.play is not None and self.phase == "table":
             return self.play.screen(width, height)
         if self.phase == "browse":
-            rows = [TableRow(a.name, ruleset_for(a.variant).title, a.seats_taken, a.seats_total,
+            rows = [TableRow(a.name, a.variant.title, a.seats_taken, a.seats_total,
                              a.pin, a.host) for a in self._rows()]
             lines = browse_lines(rows, self.selected, self.want.interface, notes=[self._named(n) for n in self.notes],
                                  message=self.message, refused=self.refused, keys=self.keys(),
