@@ -29,7 +29,10 @@ from typing import Any, AsyncIterator, Callable
 
 import pytest
 import trio
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from allegra_lan.rules import Variant
 from allegra_lan.net.discovery import (
     SERVICE_TYPE, AdError, AdRefused, Advertiser, Browser, BrowseEvent, DiscoveryError, TableAd,
     TableChanged, TableGone, TableSeen, _instance_label, find_interface, list_tables,
@@ -79,6 +82,29 @@ def _mutated(drop: tuple[str, ...] = (), **changes: bytes | None) -> dict[bytes,
     for key, value in changes.items():
         props[key.encode()] = value
     return props
+
+
+TXT_KEYS = [k.decode() for k in make_ad().to_properties()]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.sampled_from(TXT_KEYS), st.one_of(st.none(), st.binary(max_size=40)),
+                       max_size=4),
+       st.lists(st.sampled_from(TXT_KEYS), max_size=3, unique=True),
+       st.dictionaries(st.binary(max_size=10), st.one_of(st.none(), st.binary(max_size=10)), max_size=3))
+def test_any_txt_records_are_an_ad_or_one_line_refusal(changes: dict[str, bytes | None],
+                                                      drop: list[str],
+                                                      extra: dict[bytes, bytes | None]) -> None:
+    """A TXT record set is what any machine on the LAN may announce: with fields replaced by any
+    bytes, dropped, or unknown keys added, it is an ad whose variant is a Variant member, or one
+    AdError line; never another exception."""
+    props = {**extra, **_mutated(tuple(k for k in drop if k not in changes), **changes)}
+    try:
+        ad = TableAd.from_properties(props, LOOPBACK, 40123)
+    except AdError as e:
+        assert "\n" not in str(e)
+    else:
+        assert isinstance(ad.variant, Variant) and ad.variant.title in ("ALLEGRA", "ALLEGRA Grande")
 
 
 @pytest.mark.parametrize("props,reason", [
