@@ -24,6 +24,7 @@ from allegra_lan.tool_args import (
     add_diff_arguments, add_export_arguments, add_show_arguments, add_standings_arguments,
     add_verify_arguments,
 )
+from allegra_lan.tournament import args as tournament_args
 from allegra_lan.tournament.args import add_plan_arguments
 from allegra_lan.usage import CommandError, UsageError
 
@@ -189,6 +190,15 @@ def _add_tournament(sub: argparse._SubParsersAction) -> None:
     add_plan_arguments(plan)
     plan.set_defaults(handler=_tool("command", "run_plan", "allegra_lan.tournament"),
                       prog="allegra tournament plan")
+    for name, module, add, text in (
+            ("check", "check", tournament_args.add_check_arguments,
+             "match the collected replays to the plan: missing, wrong or bad games"),
+            ("standings", "points", tournament_args.add_standings_arguments,
+             "rank the planned games by points per table, with ratings")):
+        p = tsub.add_parser(name, help=text)
+        add(p)
+        p.set_defaults(handler=_tool(module, f"run_{name}", "allegra_lan.tournament"),
+                       prog=f"allegra tournament {name}")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -324,7 +334,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if prog == "allegra replay":
                 raise UsageError(prog, "choose a tool: verify, show, view, export or standings")
             if prog == "allegra tournament":
-                raise UsageError(prog, "choose a tool: plan")
+                raise UsageError(prog, "choose a tool: plan, check or standings")
             raise UsageError("allegra", "choose a command: play, rules, stats, simulate, id, replay, "
                                         "diff, tournament, games, host, join, watch or resume "
                                         "(see allegra --help)")

@@ -89,6 +89,8 @@ class LeftOut:
 
     line: str
     failed: bool  # a file failed a check or copies disagree (what --strict refuses)
+    kind: str = ""  # "unverified" (a file), "unfinished" or "disputed" (a game): for tools that sort them
+    game: str = ""  # the game id the line is about ("" for a file with no genesis)
 
 
 @dataclass
@@ -161,9 +163,9 @@ def group_games(verdicts: Iterable[Verdict], *,
     left: list[LeftOut] = []
     for v in verdicts:
         if not v.ok:
-            left.append(LeftOut(verdict_line(v), True))
+            left.append(LeftOut(verdict_line(v), True, "unverified", v.game))
         elif not v.game:
-            left.append(LeftOut(verdict_line(v), False))
+            left.append(LeftOut(verdict_line(v), False, "unfinished"))
         else:
             by_game.setdefault(v.game, []).append(v)
     games: list[Game] = []
@@ -188,13 +190,13 @@ def group_games(verdicts: Iterable[Verdict], *,
                 v, d = parted
                 left.append(LeftOut(
                     f"game {gid}: copies disagree from seq {d}: {ref.path} and {v.path} "
-                    f"(`allegra diff` shows both); left out until resolved", True))
+                    f"(`allegra diff` shows both); left out until resolved", True, "disputed", gid))
                 continue
         if not whole:
             longest = max(copies, key=lambda v: v.events)
             files = ", ".join(v.path for v in copies)
             left.append(LeftOut(f"game {gid}: unfinished (the longest copy ends after seq "
-                                f"{longest.events - 1}): {files}", False))
+                                f"{longest.events - 1}): {files}", False, "unfinished", gid))
             continue
         chosen = whole[0]
         games.append(Game(chosen, [v.path for v in whole], [v.path for v in copies if not v.finished],

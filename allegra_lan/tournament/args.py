@@ -1,4 +1,4 @@
-"""The command-line arguments of `allegra tournament plan`.
+"""The command-line arguments of `allegra tournament plan`, `check` and `standings`.
 
 argparse only, so that `allegra --help` builds the whole parser without the
 scheduler or the rules (tests/test_cli_startup.py); the command itself
@@ -8,6 +8,8 @@ scheduler or the rules (tests/test_cli_startup.py); the command itself
 from __future__ import annotations
 
 import argparse
+
+from allegra_lan.tool_args import jobs_arg
 
 DEFAULT_OUT = "plan.json"
 
@@ -40,4 +42,55 @@ def add_plan_arguments(parser: argparse.ArgumentParser) -> None:
                              "goes to stderr")
 
 
-__all__ = ["add_plan_arguments", "DEFAULT_OUT"]
+def _check_common(parser: argparse.ArgumentParser) -> None:
+    """What check and standings share: the plan, the players file, the files, the format."""
+    parser.add_argument("paths", nargs="+", metavar="FILE|DIR",
+                        help="the collected replay files, or directories searched for *.allegra files")
+    parser.add_argument("--plan", required=True, metavar="FILE", help="the plan file `tournament plan` wrote")
+    parser.add_argument("--players", metavar="FILE", default=None,
+                        help="who is who: a players file (.csv of name,fingerprint lines or .toml) "
+                             "naming keys by the plan's names; needed when the plan was made from a "
+                             "list of names, which holds no keys")
+    parser.add_argument("--format", choices=("text", "csv"), default="text",
+                        help="text (default) or csv")
+    parser.add_argument("--jobs", "-j", type=jobs_arg, default=1, metavar="N",
+                        help="verify N files at once in worker processes (default: 1)")
+
+
+def add_check_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = (
+        "Match a folder of collected replays to the plan. Each game counts once however many "
+        "copies arrived (as replay standings groups them). A game is a planned table's when "
+        "its variant, its seat count and its players (by key, named through the plan's keys "
+        "and --players) are the table's; a set of players planned to meet more than once takes "
+        "its tables in time order. Prints every planned table (played, with the game and its "
+        "files; missing; wrong players, naming who was planned and who sat; unfinished; "
+        "disputed), then games not in the plan, files that fail verify (verify's line), "
+        "unfinished games, copies that disagree (the seq where they part), copies cut short "
+        "and keys the players file lacks. Exit status 0 every planned table has one verified, "
+        "finished game of its players and nothing failed; 1 the check found something (a "
+        "table missing or played by wrong players, a file that fails verify or is not a "
+        "replay, an unfinished game, copies that disagree); 2 bad input: no such plan, a bad "
+        "plan or players file, a bad argument (one line on stderr)."
+    )
+    _check_common(parser)
+
+
+def add_standings_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = (
+        "Rank the tournament by points per table: at each table a player earns the share of "
+        "their opponents they beat (a lower total beats, an equal total is half), so first "
+        "earns 1 and last 0 at a table of 3 as of 4. Ties in points are broken by the margin: "
+        "the opponents' mean total minus the player's own, summed over the games. Shows games, "
+        "points, margin and the openskill (Plackett-Luce) rating, sigma and ordinal. Only "
+        "games `tournament check` matches to a planned table count; everything else is "
+        "named, one line each, as check words it. Exit status 0 the standings were made "
+        "(whatever was left out); 1 with --strict when anything was left out; 2 bad input: "
+        "no such plan, a bad plan or players file, a bad argument (one line on stderr)."
+    )
+    _check_common(parser)
+    parser.add_argument("--strict", action="store_true",
+                        help="exit 1 when any planned table or collected game was left out")
+
+
+__all__ = ["add_plan_arguments", "add_check_arguments", "add_standings_arguments", "DEFAULT_OUT"]
