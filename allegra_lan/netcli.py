@@ -78,8 +78,10 @@ def _run(make: Callable[[], Awaitable[Any]], seen: list[Any] | None = None, inte
 def _identity(args: argparse.Namespace) -> Identity:
     """The key this process shows its peers. A headless process that only seats bots makes a
     key of its own for the game (kept in the game's .seats file for `resume`), so several can
-    share one machine and one config directory; a person plays with their own key."""
-    if getattr(args, "bot", None) is not None:
+    share one machine and one config directory; a person plays with their own key, and so
+    does a bot given `--profile NAME`: the profile's key, the same in every game, which is
+    how a tournament's players file and plan know a bot entrant (issue 13)."""
+    if getattr(args, "bot", None) is not None and profile_name() is None:
         return Identity.generate()
     try:
         return load_or_create()[0]
