@@ -43,9 +43,10 @@ class Written:
 
 def write_game(path: Path, names: Sequence[str], *, variant: str = "grande", seed: int = 0,
                limit: int | None = None, mtime: float | None = None,
-               people: Sequence[Player] | None = None) -> Written:
+               people: Sequence[Player] | None = None, moves_seed: int | None = None) -> Written:
     """A one-round game of `names` (seat order) to `path`; cut after `limit` moves if given;
-    its modification time set to `mtime` (the check's time order) if given."""
+    its modification time set to `mtime` (the check's time order) if given. The same names
+    and seed make the same game id; another `moves_seed` plays it differently (a dispute)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     players = list(people) if people is not None else [person(n) for n in names]
     rs = ruleset_from_dict({"variant": variant, "rounds": 1})
@@ -55,7 +56,7 @@ def write_game(path: Path, names: Sequence[str], *, variant: str = "grande", see
     writer = ReplayWriter(path, tags, fsync=False)
     g = LocalGame(rs, players, game_id=gid, nonces=[derived("tournament-nonce", seed, i) for i in range(len(players))],
                   table_name="t", writer=writer)
-    rng = Stream(derived("tournament-moves", seed, tuple(names)), "moves")
+    rng = Stream(derived("tournament-moves", seed if moves_seed is None else moves_seed, tuple(names)), "moves")
     moves = 0
     while to_act(g.state) is not None and (limit is None or moves < limit):
         by_kind: dict[type, list[Move]] = {}
