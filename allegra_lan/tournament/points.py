@@ -153,7 +153,7 @@ def format_text(s: TournamentStandings, players_label: str) -> str:
         lines += ["", f"left out ({len(s.left_out)}):"] + ["  " + x for x in s.left_out]
     if s.unknown:
         lines += ["", f"keys not in {players_label}:"] + ["  " + x for x in s.unknown]
-    lines.append(f"note: {TIME_NOTE}; ratings are updated in that order")
+    lines += ["", f"note: {TIME_NOTE}; ratings are updated in that order"]
     return "\n".join(lines) + "\n"
 
 
