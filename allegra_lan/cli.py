@@ -38,7 +38,8 @@ argparse._ = lambda message: message  # type: ignore[attr-defined]
 EXIT_RULE = (
     "exit status: 0 done (every file OK; standings: the standings were made); 1 a file was "
     "read but failed a check (verify, show, export; standings only with --strict), the logs "
-    "differ (diff); "
+    "differ (diff), the tournament check found something (tournament check; tournament "
+    "standings only with --strict); "
     "2 a bad argument, or a file that cannot be read as a replay (missing, unreadable, not a "
     "regular file, not a replay, a line too long) or cannot be written (a full disk), "
     "named in one line on stderr."
@@ -181,7 +182,7 @@ def _add_tools(sub: argparse._SubParsersAction) -> None:
 
 
 def _add_tournament(sub: argparse._SubParsersAction) -> None:
-    tour = sub.add_parser("tournament", help="plan a tournament's tables over its rounds",
+    tour = sub.add_parser("tournament", help="plan a tournament's tables, check the collected games, rank them",
                           description="Tools for a tournament's organiser.")
     tour.set_defaults(prog="allegra tournament")
     tsub = tour.add_subparsers(dest="tool", metavar="tool")

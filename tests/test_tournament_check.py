@@ -162,13 +162,13 @@ def test_unfinished_disputed_and_unverified_are_findings(club: Path) -> None:
     # round 2 table 1: two copies that part (another history of the same game)
     (folder / "g2-3.allegra").unlink()
     write_game(folder / "g2-other.allegra", R2[0], seed=2, moves_seed=99)
-    # a flipped byte in one copy of round 2 table 2, and a file that is no replay at all
+    # a flipped byte in one copy of round 2 table 2
     blob = bytearray((folder / "g3-2.allegra").read_bytes())
     blob[-20] = ord("A") if blob[-20] != ord("A") else ord("B")
     (folder / "g3-2.allegra").write_bytes(bytes(blob))
-    (folder / "junk.allegra").write_text("not a replay\n", encoding="utf-8")
     done = check_cli("--plan", club / "plan.json", folder)
     assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stderr == ""
     out = done.stdout
     assert table_line(out, 1, 1).startswith("round 1 table 1: played")
     assert table_line(out, 1, 2).startswith("round 1 table 2: unfinished: game ")
@@ -179,14 +179,27 @@ def test_unfinished_disputed_and_unverified_are_findings(club: Path) -> None:
     (disputed,) = section(out, "copies that disagree")
     assert disputed.startswith("round 2 table 1: game ") and "copies disagree from seq " in disputed
     assert "g2-other.allegra" in disputed
-    unverified = section(out, "unverified files")
-    assert len(unverified) == 2
-    flipped = next(x for x in unverified if "g3-2.allegra" in x)
-    assert flipped.startswith(f"FAIL {folder / 'g3-2.allegra'}") and \
+    (flipped,) = section(out, "unverified files")
+    assert flipped.startswith(f"FAIL {folder / 'g3-2.allegra'}  seq ") and \
         flipped.endswith("(a copy of round 2 table 2's game, counted from its other copies)")
-    junk = next(x for x in unverified if "junk.allegra" in x)
-    assert junk.startswith(f"FAIL {folder / 'junk.allegra'}  ")
-    assert "4 planned tables: 2 played, 1 unfinished, 1 disputed; 4 findings that fail" in out
+    assert "4 planned tables: 2 played, 1 unfinished, 1 disputed; 3 findings that fail" in out
+
+
+def test_a_file_that_is_not_a_replay_is_bad_input_and_the_rest_is_still_checked(club: Path) -> None:
+    """The one exit rule of every command: a file that cannot be read as a replay is 2 and
+    a stderr line (as for replay verify and standings), the report of the others printed."""
+    junk = club / "in" / "junk.allegra"
+    junk.write_text("not a replay\n", encoding="utf-8")
+    done = check_cli("--plan", club / "plan.json", club / "in")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.startswith(f"allegra tournament check: error: {junk}: ") and \
+        len(done.stderr.splitlines()) == 1, done.stderr
+    assert "4 planned tables: 4 played; 0 findings that fail: the check passes" in done.stdout
+    ranked = subprocess.run([sys.executable, "-m", "allegra_lan", "tournament", "standings", "--plan",
+                             str(club / "plan.json"), str(club / "in")],
+                            cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert ranked.returncode == 2 and ranked.stderr.startswith(f"allegra tournament standings: error: {junk}: ")
+    assert "4 of 4 planned tables counted" in ranked.stdout
 
 
 def test_csv_has_a_row_per_table_and_a_row_per_finding(club: Path) -> None:

@@ -69,9 +69,10 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
         "unfinished games, copies that disagree (the seq where they part), copies cut short "
         "and keys the players file lacks. Exit status 0 every planned table has one verified, "
         "finished game of its players and nothing failed; 1 the check found something (a "
-        "table missing or played by wrong players, a file that fails verify or is not a "
-        "replay, an unfinished game, copies that disagree); 2 bad input: no such plan, a bad "
-        "plan or players file, a bad argument (one line on stderr)."
+        "table missing or played by wrong players, a file that fails verify, an unfinished "
+        "game, copies that disagree); 2 bad input: no such plan, a bad plan or players file, "
+        "a bad argument, or a file that is not a replay at all (one line on stderr each; "
+        "the other files are still checked)."
     )
     _check_common(parser)
 
@@ -86,7 +87,8 @@ def add_standings_arguments(parser: argparse.ArgumentParser) -> None:
         "games `tournament check` matches to a planned table count; everything else is "
         "named, one line each, as check words it. Exit status 0 the standings were made "
         "(whatever was left out); 1 with --strict when anything was left out; 2 bad input: "
-        "no such plan, a bad plan or players file, a bad argument (one line on stderr)."
+        "no such plan, a bad plan or players file, a bad argument, or a file that is not a "
+        "replay at all (one line on stderr each; the other files are still ranked)."
     )
     _check_common(parser)
     parser.add_argument("--strict", action="store_true",

@@ -389,17 +389,19 @@ def write_csv(c: Check, out: TextIO) -> None:
 class Inputs:
     plan: Plan
     names: Names
-    verdicts: list[Verdict]
+    verdicts: list[Verdict]  # the files read as replays (that verify or fail a check)
     players_label: str
+    unreadable: list[Verdict] = field(default_factory=list)  # files that are not replays at all
 
 
 def read_inputs(args: argparse.Namespace) -> Inputs:
     """The plan, the players file and every file's verdict; CheckError (one line) for bad
-    input. A file in the folder that is not a replay at all is not bad input: its verdict
-    says so and the check lists it among the unverified files."""
+    input. A file in the folder that cannot be read as a replay at all (not a replay, a
+    line too long) is bad input by the one exit rule of every command (`cli.EXIT_RULE`):
+    it is kept apart, for a stderr line and status 2, and the other files are checked."""
     from allegra_lan.tools import ToolError, files_and_jobs
     from allegra_lan.tools.players import PlayersError, read_players
-    from allegra_lan.tools.verify import verify_many
+    from allegra_lan.tools.verify import unreadable, verify_many
     from allegra_lan.tournament.planfile import PlanFileError, read_plan
 
     if getattr(args, "format", "text") not in FORMATS:
@@ -422,12 +424,22 @@ def read_inputs(args: argparse.Namespace) -> Inputs:
         paths, jobs = files_and_jobs(args)
     except ToolError as e:
         raise CheckError(str(e)) from None
-    return Inputs(plan, names, list(verify_many(paths, jobs)), label)
+    verdicts = list(verify_many(paths, jobs))
+    return Inputs(plan, names, [v for v in verdicts if not unreadable(v)], label,
+                  [v for v in verdicts if unreadable(v)])
+
+
+def unreadable_lines(prog: str, inputs: Inputs) -> list[str]:
+    """`PROG: error: PATH: what is wrong`, a line per file that is not a replay."""
+    from allegra_lan.tools.verify import unreadable_line
+
+    return [unreadable_line(prog, v) for v in inputs.unreadable]
 
 
 def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """0 every planned table played and nothing wrong; 1 the check found something; 2 bad
-    input (one line on stderr)."""
+    input (one line on stderr; a file that is not a replay: a line each, and the others are
+    still checked)."""
     from allegra_lan.tools import prog_of, usage_error
 
     prog = prog_of(args, PROG)
@@ -436,6 +448,8 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except CheckError as e:
         return usage_error(err, prog, str(e))
     c = check_games(inputs.plan, inputs.verdicts, inputs.names)
+    for line in unreadable_lines(prog, inputs):
+        err.write(line + "\n")
     if getattr(args, "format", "text") == "csv":
         write_csv(c, out)
         err.write(summary(c) + "\n")
@@ -443,6 +457,8 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(format_text(c, inputs.players_label))
     out.flush()
     err.flush()
+    if inputs.unreadable:
+        return 2
     return 0 if c.ok else 1
 
 

@@ -171,9 +171,10 @@ def write_csv(s: TournamentStandings, out: TextIO) -> None:
 
 
 def run_standings(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """0 the standings were made; 1 with --strict when anything was left out; 2 bad input."""
+    """0 the standings were made; 1 with --strict when anything was left out; 2 bad input
+    (a file that is not a replay: a line each on stderr, and the others are still ranked)."""
     from allegra_lan.tools import prog_of, usage_error
-    from allegra_lan.tournament.check import read_inputs
+    from allegra_lan.tournament.check import read_inputs, unreadable_lines
 
     prog = prog_of(args, PROG)
     try:
@@ -181,6 +182,8 @@ def run_standings(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except CheckError as e:
         return usage_error(err, prog, str(e))
     s = tournament_standings(check_games(inputs.plan, inputs.verdicts, inputs.names))
+    for line in unreadable_lines(prog, inputs):
+        err.write(line + "\n")
     if getattr(args, "format", "text") == "csv":
         write_csv(s, out)
         for line in s.left_out:
@@ -189,6 +192,8 @@ def run_standings(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(format_text(s, inputs.players_label))
     out.flush()
     err.flush()
+    if inputs.unreadable:
+        return 2
     return 1 if getattr(args, "strict", False) and s.left_out else 0
 
 
