@@ -135,6 +135,18 @@ def test_the_same_players_at_two_tables_are_matched_in_time_order(tmp_path: Path
     assert tables() == [later.game, first.game]
 
 
+def test_unfinished_games_of_the_same_players_take_their_tables_in_time_order(tmp_path: Path) -> None:
+    plan = read_plan(write_plan(tmp_path / "plan.json", [[["Ann", "Bob", "Cid"]], [["Cid", "Bob", "Ann"]]]))
+    first = write_game(tmp_path / "in" / "z.allegra", ["Ann", "Bob", "Cid"], seed=1, limit=9, mtime=5000)
+    later = write_game(tmp_path / "in" / "a.allegra", ["Ann", "Bob", "Cid"], seed=2, limit=9, mtime=9000)
+    for when, want in ((None, [first.game, later.game]), (10000, [later.game, first.game])):
+        if when is not None:
+            os.utime(first.path, (when, when))
+        c = check_games(plan, [verify_file(p) for p in sorted((tmp_path / "in").iterdir())], Names(plan))
+        assert [t.status for t in c.tables] == ["unfinished", "unfinished"]
+        assert [t.game.game for t in c.tables if t.game] == want
+
+
 def test_another_seat_order_is_noted_not_refused(tmp_path: Path) -> None:
     plan = write_plan(tmp_path / "plan.json", [[["Ann", "Bob", "Cid"]]])
     write_game(tmp_path / "in" / "g.allegra", ["Bob", "Ann", "Cid"], seed=3)

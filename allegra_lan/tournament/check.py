@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import os
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence, TextIO
 
@@ -239,9 +240,22 @@ def _seen(games: list[Game], left: list[LeftOut], verdicts: list[Verdict], names
         if x.kind in (UNFINISHED, DISPUTED) and x.game in by_game:
             copies = by_game[x.game]
             first = max(copies, key=lambda v: v.events)
+            stalled = Game(first, [v.path for v in copies], [], _earliest_mtime(v.path for v in copies))
             out.append(Seen(x.game, first.variant, names.seats(first), [v.path for v in copies],
-                            status=x.kind))
+                            status=x.kind, when=game_time(stalled)))
     return out
+
+
+def _earliest_mtime(paths: Iterable[str]) -> float:
+    """The earliest modification time of a game's files (0 for a file gone since), as
+    group_games gives a counted game."""
+    times = []
+    for p in paths:
+        try:
+            times.append(os.stat(p).st_mtime)
+        except OSError:
+            times.append(0.0)
+    return min(times, default=0.0)
 
 
 def _fits(t: PlannedTable, g: Seen, variant: str) -> bool:
