@@ -281,6 +281,23 @@ def test_standings_equal_the_points_computed_from_the_games(tournament: Tourname
     for a, b in zip(order, order[1:]):  # only exact ties may swap places
         if want[a][1:] != want[b][1:]:
             assert got.index(a) < got.index(b), (order, got)
+    # ratings: openskill's Plackett-Luce over the games in the plan's round order (the two
+    # tables of a round seat different players, so their order does not matter)
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    current = {n: model.rating() for n in NAMES}
+    by_set = {frozenset(g.fingerprints): g for g, _ in _expected_games(t).values()}
+    for tables in t.rounds:
+        for seats in tables:
+            g = by_set[frozenset(t.keys[n] for n in seats)]
+            names = [next(n for n, k in t.keys.items() if k == fp) for fp in g.fingerprints]
+            places = [1 + sum(1 for o in g.totals if o < x) for x in g.totals]
+            for n, team in zip(names, model.rate([[current[n]] for n in names], ranks=places)):
+                current[n] = team[0]
+    for r in rows:
+        want = current[r["player"]]
+        assert (r["rating"], r["sigma"]) == (f"{want.mu:.4f}", f"{want.sigma:.4f}"), r
     # what was left out is named, as check words it, and --strict refuses it
     left = [x for x in done.stderr.splitlines() if x.startswith("left out: ")]
     assert len(left) == 2 and any(str(t.cut) in x for x in left) and any(str(t.forged) in x for x in left), \
