@@ -305,7 +305,7 @@ def check_games(plan: Plan, verdicts: Iterable[Verdict], names: Names) -> Check:
     findings: list[Finding] = []
     for g in outside:
         seated = ", ".join(s.shown for s in g.seats)
-        variant = variant_title(g.variant) if g.variant in ("allegra", "grande") else g.variant
+        variant = _title(g.variant)
         findings.append(Finding(NOT_PLANNED, f"game {g.game[:16]} ({variant}, {len(g.seats)} seats) of "
                                              f"{seated}: not in the plan ({_files(g)})", g.game))
     for t in tables:
@@ -330,6 +330,16 @@ def check_games(plan: Plan, verdicts: Iterable[Verdict], names: Names) -> Check:
     return Check(plan, tables, findings, _unknown(seen))
 
 
+def _title(variant: str) -> str:
+    """A verified game's variant as people name it (its ruleset passed, so it is a Variant)."""
+    from allegra_lan.rules import Variant
+
+    try:
+        return Variant(variant).title
+    except ValueError:
+        return variant
+
+
 def _unknown(seen: list[Seen]) -> list[str]:
     keys: dict[str, tuple[list[str], int]] = {}
     for g in seen:
@@ -350,6 +360,10 @@ SECTIONS = ((NOT_PLANNED, "games not in the plan"), (WRONG, "wrong players"),
             (DISPUTED, "copies that disagree"), (CUT, "copies cut short (not counted twice)"))
 
 
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'s' if n != 1 else ''}"
+
+
 def summary(c: Check) -> str:
     counts: dict[str, int] = {}
     for t in c.tables:
@@ -357,14 +371,14 @@ def summary(c: Check) -> str:
     parts = [f"{counts[s]} {s}" for s in (PLAYED, MISSING, WRONG, UNFINISHED, DISPUTED) if counts.get(s)]
     failing = sum(1 for f in c.findings if f.failed)
     verdict = "the check passes" if c.ok else "the check fails"
-    return (f"{len(c.tables)} planned tables: {', '.join(parts)}; {failing} finding"
+    return (f"{_count(len(c.tables), 'planned table')}: {', '.join(parts)}; {failing} finding"
             f"{'s' if failing != 1 else ''} that fail: {verdict}")
 
 
 def format_text(c: Check, players_label: str) -> str:
     p = c.plan
     lines = [f"{variant_title(p.variant)} plan, seed {p.seed}: {len(p.players)} players, "
-             f"{len(p.rounds)} rounds, {len(c.tables)} tables", ""]
+             f"{_count(len(p.rounds), 'round')}, {_count(len(c.tables), 'table')}", ""]
     lines += [t.line() for t in c.tables]
     for kind, title in SECTIONS:
         found = [f.line for f in c.findings if f.kind == kind]

@@ -122,7 +122,7 @@ def tournament_standings(c: Check, *, rating: bool = True) -> TournamentStanding
             row.mu, row.sigma, row.ordinal = r.mu, r.sigma, r.ordinal
     p = c.plan
     title = (f"{variant_title(p.variant)} tournament, plan seed {p.seed}: {len(p.players)} players, "
-             f"{len(p.rounds)} rounds")
+             f"{len(p.rounds)} round{'s' if len(p.rounds) != 1 else ''}")
     return TournamentStandings(title, sorted(rows.values(), key=rank_key), len(c.played), len(c.tables),
                                c.left_out(), c.unknown)
 
