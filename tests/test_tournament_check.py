@@ -311,3 +311,56 @@ def test_the_files_order_does_not_change_the_check(verdicts: list, order: list[i
         [(t.status, t.game.game if t.game else "") for t in shuffled.tables]
     assert sorted(f.kind for f in base.findings) == sorted(f.kind for f in shuffled.findings)
     assert base.unknown == shuffled.unknown
+
+
+PEOPLE = ["Ann", "Bob", "Cid", "Dan", "Eve", "Fay", "Gus", None]  # None: a key nobody named
+
+
+@st.composite
+def games_st(draw: st.DrawFn) -> list:
+    """Arbitrary games (finished, unfinished or disputed) of 3 or 4 seats, of either variant,
+    seated by the plan's players, strangers or one player twice, at arbitrary times."""
+    from allegra_lan.tournament.check import Seat, Seen
+
+    out = []
+    for k in range(draw(st.integers(0, 9))):
+        size = draw(st.sampled_from([3, 4]))
+        who = draw(st.lists(st.sampled_from(PEOPLE), min_size=size, max_size=size))
+        seats = tuple(Seat(n, f"KEY{k}{i}", n or "stranger") for i, n in enumerate(who))
+        out.append(Seen(f"{k:032x}", draw(st.sampled_from(["grande", "allegra"])), seats, [f"f{k}"],
+                        status=draw(st.sampled_from(["played", "played", "unfinished", "disputed"])),
+                        when=("", float(draw(st.integers(0, 5))), f"{k:032x}")))
+    return out
+
+
+@settings(max_examples=200, deadline=None)
+@given(games=games_st())
+def test_matching_places_each_game_once_and_only_where_it_belongs(games: list) -> None:
+    from allegra_lan.tournament.check import match
+    from allegra_lan.tournament.plan import Plan, PlanPlayer, allowed_sizes
+
+    plan = Plan("grande", 1, allowed_sizes("grande"), 4,
+                tuple(PlanPlayer(n) for n in PEOPLE if n), ((tuple(R1[0]), tuple(R1[1])), (tuple(R2[0]), tuple(R2[1]))))
+    tables, outside = match(plan, games)
+    placed = [t.game.game for t in tables if t.game is not None]
+    assert len(placed) == len(set(placed))  # a game at one table at most
+    assert not set(placed) & {g.game for g in outside}
+    assert {g.game for g in outside} <= {g.game for g in games if g.status == "played"}
+    for t in tables:
+        g = t.game
+        if g is None:
+            assert t.status == "missing"
+            continue
+        assert g.variant == "grande" and len(g.seats) == len(t.planned)
+        if t.status == "wrong players":
+            assert g.status == "played" and 2 * len(g.names & set(t.planned)) > len(g.seats)
+            assert g.names != set(t.planned) or len(g.names) < len(g.seats)
+        else:
+            assert t.status == g.status and g.names == set(t.planned) and len(g.names) == len(g.seats)
+    # a finished game of exactly a table's players is never left outside while that table is
+    # missing or holds a game that is not exactly its own
+    for g in outside:
+        for t in tables:
+            if g.variant == "grande" and len(g.seats) == len(t.planned) and g.names == set(t.planned) \
+                    and len(g.names) == len(g.seats):
+                assert t.status == "played", (g, t)
