@@ -30,7 +30,8 @@ def check_site(folder: str) -> None:
     except OSError as e:
         raise SiteError(f"--out {folder}: {e.strerror or e}") from None
     if not stat.S_ISDIR(mode):
-        raise SiteError(f"--out {folder}: not a folder ({kind_of(mode)}); give a folder for the site")
+        kind = "a regular file" if stat.S_ISREG(mode) else kind_of(mode)
+        raise SiteError(f"--out {folder}: not a folder ({kind}); give a folder for the site")
 
 
 def write_site(folder: str, files: Mapping[str, bytes]) -> list[Path]:
