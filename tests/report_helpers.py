@@ -93,6 +93,7 @@ class Page:
     text: str = ""  # every text node, joined by spaces
     tags: list[str] = field(default_factory=list)  # every start tag's name, in order
     titles: list[str] = field(default_factory=list)  # the text of every <title> (the page's, the SVG's)
+    ids: list[str] = field(default_factory=list)  # every id attribute (what #anchors point at)
 
 
 class _Reader(HTMLParser):
@@ -107,6 +108,8 @@ class _Reader(HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.page.tags.append(tag)
         a = dict(attrs)
+        if a.get("id"):
+            self.page.ids.append(str(a["id"]))
         for key in ("href", "src"):
             if a.get(key):
                 self.page.links.append(str(a[key]))
