@@ -105,9 +105,12 @@ def test_the_site_holds_the_standings_and_every_game_once(night: tuple[Path, lis
     assert len(listing) == 1 + len(games)
     assert sorted(link for link in page.links if link.startswith("game-")) == sorted(
         f"game-{g.game_id}.html" for g in games)
-    g1_row = next(r for r in listing[1:] if "kitchen" in r[2])
-    assert str(odd["copy"]) in g1_row[-1] and str(odd["cut"]) in g1_row[-1]
-    assert "verified, 2 copies agree" in g1_row
+    assert listing[0] == ["Date", "Game", "Players", "Scores per round", "Winner", "Verified", "Files"]
+    g1_row = dict(zip(listing[0], next(r for r in listing[1:] if "kitchen" in r[1])))
+    assert str(odd["copy"]) in g1_row["Files"] and str(odd["cut"]) in g1_row["Files"]
+    assert g1_row["Verified"] == "yes, 2 copies agree"
+    assert g1_row["Date"] == "2026.03.01"  # no Duration column: the logs hold no times
+    assert g1_row["Winner"] == ", ".join(games[0].local.players[w].name for w in winners(games[0]))
     # What is left out, and why: the forged Result, the unfinished game.
     assert f"FAIL {odd['forged']} header: Result is \"0 0\"" in page.text
     assert "unfinished" in page.text and str(odd["unfinished"]) in page.text
@@ -130,7 +133,7 @@ def test_each_game_page_has_the_engines_round_scores_and_a_chart_of_the_totals(
             assert [int(c.split()[0]) for c in row[1:]] == list(r.scores)
             for seat, c in enumerate(row[1:]):
                 mark = c.split()[1:]
-                assert mark == ((["*2"] if r.doubled else ["*"]) if r.ender == seat else [])
+                assert mark == ((["**"] if r.doubled else ["*"]) if r.ender == seat else [])
         totals = rows[-1][1:]
         assert [int(c.split()[0]) for c in totals] == list(g.local.state.totals)
         assert [i for i, c in enumerate(totals) if "(won)" in c] == winners(g)

@@ -67,7 +67,7 @@ def game_entry(g: Game, players: Players | None = None,
               for r in t.state.results]
     title = _title(v)
     copies = len(g.copies)
-    verified = "verified" + (f", {copies} copies agree" if copies > 1 else "")
+    verified = "yes" + (f", {copies} copies agree" if copies > 1 else "")
     entry = GameEntry(
         game_id=v.game, page=page_name(v.game), title=title, table=t.genesis.table, date=v.date,
         start="", duration="", seats=seats, rounds=rounds, totals=list(v.totals),
@@ -101,10 +101,7 @@ def build_site(verdicts: Iterable[Verdict], players: Players | None = None, *, t
 
     `sections` are a later report's own tables, shown on the index after the standings."""
     s = standings(verdicts, players)
-    notes = []
-    if s.counted:
-        notes.append(TIME_NOTE)
-        notes.append("a game's date is its file's Date tag, which nobody signed")
+    notes = [TIME_NOTE] if s.counted else []
     return Site(
         title=title, summary=summary_line(s), standings=[standing_table(t) for t in s.tables],
         games=[game_entry(g, players, fold_of) for g in s.counted],

@@ -134,7 +134,8 @@ def totals_chart(names: Sequence[str], totals_by_round: Sequence[Sequence[int]],
         lx = 10 + (s % LEGEND_COLS) * (WIDTH - 20) / LEGEND_COLS
         ly = legend_top + (s // LEGEND_COLS) * LEGEND_ROW
         series.append(Series(name, cut(name), colour, dash, shape, points, ends[s],
-                             shape not in OPEN_SHAPES, lx, ly, marker_path(shape, lx + 15, ly)))
+                             shape not in OPEN_SHAPES, lx, ly, marker_path(shape, lx + 15, ly),
+                             f"M {right + 7:.1f} {y_of(rows[-1][s]):.1f} L {right + 16:.1f} {ends[s]:.1f}"))
     legend_rows = math.ceil(seats / LEGEND_COLS)
     height = int(legend_top + legend_rows * LEGEND_ROW + 4)
     return Chart(WIDTH, height, LEFT, TOP, right, bottom, x_ticks, y_ticks, series, title, legend_top)

@@ -100,6 +100,7 @@ class Series:
     legend_x: float  # where its legend entry starts
     legend_y: float
     legend_marker: str  # the marker's path at its place in the legend
+    leader: str  # an SVG path from the line's end to its label (which may have been moved apart)
 
 
 @dataclass
@@ -140,7 +141,7 @@ class GameEntry:
     rounds: list[RoundRow]
     totals: list[int]
     winners: list[int]  # seats
-    verified: str  # "verified" and what else was checked
+    verified: str  # "yes", and how many copies agree (a counted game always verified)
     files: list[str]  # every file holding it whole (the first is the one read)
     cut: list[str]  # files holding a part of it (cut short)
     chart: Chart | None = None
