@@ -223,6 +223,7 @@ def test_bad_input_is_one_line_and_exit_2(night: tuple[Path, list[Written], dict
     assert junk.returncode == 2 and junk.stderr.count("\n") == 1 and "junk.allegra" in junk.stderr
     index = read_page((site / "index.html").read_text())
     assert str(folder / "junk.allegra") in index.text
+    assert "4 games counted (and 2 more copies of them), 3 left out" in index.text
     assert len(tables_of(index, "games")[0]) == 5
 
 

@@ -84,28 +84,32 @@ def _title(v: Verdict) -> str:
     return f"{Variant(v.variant).title}, {len(v.seats)} players"
 
 
-def summary_line(s: Standings) -> str:
-    """The same summary `replay standings` prints under its tables."""
+def summary_line(s: Standings, unreadable: int = 0) -> str:
+    """The same summary `replay standings` prints under its tables (`unreadable`: files that
+    are not replays at all, which standings names on stderr only, are counted as left out)."""
     games = len(s.counted)
     copies = sum(len(g.copies) - 1 + len(g.cut) for g in s.counted)
     text = f"{games} game{'s' if games != 1 else ''} counted"
     if copies:
         text += f" (and {copies} more cop{'ies' if copies != 1 else 'y'} of them)"
-    return text + f", {len(s.left_out)} left out"
+    return text + f", {len(s.left_out) + unreadable} left out"
 
 
 def build_site(verdicts: Iterable[Verdict], players: Players | None = None, *, title: str,
                players_label: str = "the players file", sections: Sequence[Section] = (),
+               unreadable: Sequence[str] = (),
                fold_of: Callable[[str], Folded] = _read_fold) -> Site:
     """The site of `verdicts`: standings, every counted game in time order, what was left out.
 
-    `sections` are a later report's own tables, shown on the index after the standings."""
+    `sections` are a later report's own tables, shown on the index after the standings;
+    `unreadable` the lines of files that are not replays at all, listed first as left out."""
     s = standings(verdicts, players)
     notes = [TIME_NOTE] if s.counted else []
     return Site(
-        title=title, summary=summary_line(s), standings=[standing_table(t) for t in s.tables],
+        title=title, summary=summary_line(s, len(unreadable)),
+        standings=[standing_table(t) for t in s.tables],
         games=[game_entry(g, players, fold_of) for g in s.counted],
-        left_out=[x.line for x in s.left_out], missing=list(s.missing), missing_label=players_label,
+        left_out=list(unreadable) + [x.line for x in s.left_out], missing=list(s.missing), missing_label=players_label,
         notes=notes, sections=list(sections),
     )
 

@@ -48,10 +48,9 @@ def run_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     label = str(players_path) if players_path is not None else "the players file"
     title = getattr(args, "title", None) or DEFAULT_TITLE
     try:
-        site = build_site(verdicts, players, title=title, players_label=label)
+        site = build_site(verdicts, players, title=title, players_label=label, unreadable=unread)
     except ReportError as e:
         return usage_error(err, prog, str(e))
-    site.left_out = unread + site.left_out
     try:
         written = write_site(folder, render_site(site))
     except SiteError as e:
