@@ -183,6 +183,12 @@ def test_site_folder_is_made_refused_if_a_file_and_only_the_reports_files_are_re
     assert p.stderr == f"allegra replay report: error: --out {plain}: not a folder (a regular file); " \
                        "give a folder for the site\n"
     assert plain.read_text() == "keep me"
+    dangling = tmp_path / "dangling"
+    dangling.symlink_to(tmp_path / "nowhere")
+    p = report_cli(files, "--out", dangling)
+    assert p.returncode == 2 and p.stderr == (
+        f"allegra replay report: error: --out {dangling}: a symlink to {tmp_path / 'nowhere'}, which does "
+        "not exist; make that folder or give another\n")
     site = tmp_path / "new" / "site"
     assert report_cli(files, "--out", site).returncode == 0
     mine = site / "notes.txt"

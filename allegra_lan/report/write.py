@@ -26,6 +26,9 @@ def check_site(folder: str) -> None:
     try:
         mode = os.stat(folder).st_mode
     except FileNotFoundError:
+        if os.path.islink(folder):  # mkdir would say only "File exists"
+            raise SiteError(f"--out {folder}: a symlink to {os.readlink(folder)}, which does not "
+                            "exist; make that folder or give another") from None
         return
     except OSError as e:
         raise SiteError(f"--out {folder}: {e.strerror or e}") from None
