@@ -18,7 +18,9 @@ from hypothesis import given, settings, strategies as st
 
 from allegra_lan.local import result_tags
 from allegra_lan.log.replay import read_replay
-from allegra_lan.report.chart import DASHES, SHAPES, marker_path, nice_step, spread_labels, style_of, totals_chart
+from allegra_lan.report.chart import (
+    DASHES, LEGEND_COLS, SHAPES, WIDTH, marker_path, nice_step, spread_labels, style_of, text_width, totals_chart,
+)
 from allegra_lan.report.model import GameEntry, Link, RoundRow, Seat, Section, Site
 from allegra_lan.report.render import render_site
 from report_helpers import Written, person, read_page, report_cli, tables_of, write_game
@@ -342,3 +344,15 @@ def test_the_chart_spans_every_total_and_starts_at_zero() -> None:
         assert s.points[0].value == 0 and s.points[0].round == 0
         assert c.top - 1e-9 <= min(p.y for p in s.points) and max(p.y for p in s.points) <= c.bottom + 1e-9
     assert [s.points[-1].value for s in c.series] == [30, 41, -10]
+
+
+@pytest.mark.parametrize("names", [["W" * 64, "M" * 40, "\u674e\u5c0f\u9f8d" * 10, "ann"], ["a b " * 16] * 6])
+def test_long_names_are_cut_to_fit_the_chart_and_keep_their_full_text_as_the_title(names: list[str]) -> None:
+    """Seen in a screenshot: a 64-character name ran off the chart and over the next legend column."""
+    c = totals_chart(names, [[10 * (i + 1) for i in range(len(names))]], "t")
+    column = (WIDTH - 20) / LEGEND_COLS
+    for s in c.series:
+        assert c.label_x + text_width(f"{s.label} ({s.points[-1].value})") <= WIDTH
+        assert s.legend_text_x + text_width(s.legend) <= s.legend_x + column
+        assert s.label.endswith("\u2026") and s.name.startswith(s.label[:-1].rstrip()) or s.label == s.name
+    assert c.series[-1].label == "ann" or len(names) == 6

@@ -11,18 +11,21 @@ tell apart. Everything here is numbers and names; the template escapes names.
 from __future__ import annotations
 
 import math
+import unicodedata
 from typing import Sequence
 
 from allegra_lan.report.model import Chart, Point, Series, Tick
 
-WIDTH = 720
+WIDTH = 760
 LEFT, TOP = 56.0, 20.0
-PLOT_W, PLOT_H = 500.0, 260.0
-LABEL_GAP = 15.0  # the least room between two end labels (user units; the font is 12)
-LABEL_CHARS = 18  # an end label longer than this is cut (its full name is the line's title)
+PLOT_W, PLOT_H = 480.0, 260.0
+FONT = 13.0  # the chart's font size (user units)
+LABEL_GAP = 15.0  # the least room between two end labels
+LABEL_AT = 19.0  # from the plot's right edge to an end label (a leader line between)
 MARK = 5.0  # a marker's half size
 LEGEND_COLS = 3
 LEGEND_ROW = 22.0
+LEGEND_TEXT = 38.0  # from a legend entry's start to its name
 
 # Okabe & Ito's colour-blind-safe palette (black last: it is the axes' colour too).
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#8a7a00", "#000000")
@@ -94,8 +97,36 @@ def spread_labels(ys: Sequence[float], lo: float, hi: float, gap: float = LABEL_
     return out
 
 
-def cut(name: str, chars: int = LABEL_CHARS) -> str:
-    return name if len(name) <= chars else name[:chars - 1] + "\u2026"
+def char_width(ch: str) -> float:
+    """A character's width in ems, on the wide side of common sans-serif fonts (the browser's
+    font is not known here, so a label is cut to what fits even in a wide one)."""
+    if unicodedata.east_asian_width(ch) in ("W", "F"):
+        return 1.0
+    if ch in "ilI.,:;|!'`()[]{} ":
+        return 0.35
+    if ch in "mwMW@%":
+        return 0.95
+    if ch.isupper() or ch.isdigit():
+        return 0.72
+    return 0.6
+
+
+def text_width(text: str, size: float = FONT) -> float:
+    return sum(char_width(c) for c in text) * size
+
+
+def cut(name: str, room: float, size: float = FONT) -> str:
+    """`name`, or as much of it as fits in `room` user units with an ellipsis after it."""
+    if text_width(name, size) <= room:
+        return name
+    room -= text_width("\u2026", size)
+    out, used = [], 0.0
+    for c in name:
+        used += char_width(c) * size
+        if used > room:
+            break
+        out.append(c)
+    return "".join(out).rstrip() + "\u2026"
 
 
 def totals_chart(names: Sequence[str], totals_by_round: Sequence[Sequence[int]], title: str) -> Chart:
@@ -127,19 +158,25 @@ def totals_chart(names: Sequence[str], totals_by_round: Sequence[Sequence[int]],
     ends = spread_labels([y_of(rows[-1][s]) for s in range(seats)], TOP, bottom)
     legend_top = bottom + 48
     series = []
+    legend_room = (WIDTH - 20) / LEGEND_COLS - LEGEND_TEXT - 8
     for s, name in enumerate(names):
         colour, dash, shape = style_of(s)
+        total = f" ({rows[-1][s]})"
+        label_room = WIDTH - (right + LABEL_AT) - 4 - text_width(total)
         points = [Point(x_of(r), y_of(row[s]), row[s], r, marker_path(shape, x_of(r), y_of(row[s])))
                   for r, row in enumerate(rows)]
         lx = 10 + (s % LEGEND_COLS) * (WIDTH - 20) / LEGEND_COLS
         ly = legend_top + (s // LEGEND_COLS) * LEGEND_ROW
-        series.append(Series(name, cut(name), colour, dash, shape, points, ends[s],
-                             shape not in OPEN_SHAPES, lx, ly, marker_path(shape, lx + 15, ly),
-                             f"M {right + 7:.1f} {y_of(rows[-1][s]):.1f} L {right + 16:.1f} {ends[s]:.1f}"))
+        series.append(Series(
+            name=name, label=cut(name, label_room), legend=cut(name, legend_room), colour=colour, dash=dash,
+            shape=shape, points=points, label_y=ends[s], filled=shape not in OPEN_SHAPES,
+            legend_x=lx, legend_y=ly, legend_text_x=lx + LEGEND_TEXT, legend_marker=marker_path(shape, lx + 15, ly),
+            leader=f"M {right + 7:.1f} {y_of(rows[-1][s]):.1f} L {right + 16:.1f} {ends[s]:.1f}"))
     legend_rows = math.ceil(seats / LEGEND_COLS)
     height = int(legend_top + legend_rows * LEGEND_ROW + 4)
-    return Chart(WIDTH, height, LEFT, TOP, right, bottom, x_ticks, y_ticks, series, title, legend_top)
+    return Chart(WIDTH, height, LEFT, TOP, right, bottom, x_ticks, y_ticks, series, title, legend_top,
+                 right + LABEL_AT)
 
 
 __all__ = ["PALETTE", "SHAPES", "OPEN_SHAPES", "DASHES", "marker_path", "style_of", "nice_step",
-           "spread_labels", "cut", "totals_chart"]
+           "spread_labels", "char_width", "text_width", "cut", "totals_chart"]

@@ -90,15 +90,17 @@ class Series:
     """One seat's line: its marker shape and dash tell it apart without colour."""
 
     name: str
-    label: str  # the name as printed at the line's end (cut if long; `name` is its title)
+    label: str  # the name as printed at the line's end (cut to fit; `name` is the line's title)
+    legend: str  # the name as printed in the legend (cut to fit its column)
     colour: str
     dash: str  # an SVG stroke-dasharray ("" for solid)
-    shape: str  # the marker's name, for the legend's words
+    shape: str  # the marker's name (said in the line's title)
     points: list[Point]
     label_y: float  # where the end label sits (moved apart from the others' labels)
     filled: bool  # a closed shape is filled; a plus, cross or bar is strokes only
     legend_x: float  # where its legend entry starts
     legend_y: float
+    legend_text_x: float  # where its name in the legend starts
     legend_marker: str  # the marker's path at its place in the legend
     leader: str  # an SVG path from the line's end to its label (which may have been moved apart)
 
@@ -124,6 +126,7 @@ class Chart:
     series: list[Series]
     title: str
     legend_top: float
+    label_x: float  # where the end labels start
 
 
 @dataclass
