@@ -9,8 +9,10 @@ same kind of site in chromium.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -356,3 +358,28 @@ def test_long_names_are_cut_to_fit_the_chart_and_keep_their_full_text_as_the_tit
         assert s.legend_text_x + text_width(s.legend) <= s.legend_x + column
         assert s.label.endswith("\u2026") and s.name.startswith(s.label[:-1].rstrip()) or s.label == s.name
     assert c.series[-1].label == "ann" or len(names) == 6
+
+
+@pytest.mark.parametrize("what", ["fifo", "zero", "directory"])
+def test_report_refuses_what_is_not_a_regular_file_at_once(tmp_path: Path, what: str) -> None:
+    """As every replay tool does (tests/test_hostile_files.py): no hang on a FIFO, no endless
+    read of /dev/zero, one line, and no site made."""
+    if what == "fifo":
+        target = tmp_path / "pipe.allegra"
+        os.mkfifo(target)
+        want = f"{target}: not a regular file or directory (a FIFO)"
+    elif what == "zero":
+        target = Path("/dev/zero")
+        want = f"{target}: not a regular file or directory (a device)"
+    else:
+        target = tmp_path / "dir.allegra"
+        (target / "x.allegra").mkdir(parents=True)
+        want = f"no .allegra files in the directory {target}"
+    site = tmp_path / "site"
+    try:
+        p = report_cli(target, "--out", site)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"report hung on {what}")
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr == f"allegra replay report: error: {want}\n"
+    assert not site.exists()
