@@ -383,3 +383,23 @@ def test_report_refuses_what_is_not_a_regular_file_at_once(tmp_path: Path, what:
     assert p.returncode == 2 and p.stdout == ""
     assert p.stderr == f"allegra replay report: error: {want}\n"
     assert not site.exists()
+
+
+def test_a_file_changed_between_verifying_and_reading_is_one_line_not_a_wrong_page(tmp_path: Path) -> None:
+    from allegra_lan.report.build import ReportError, build_site
+    from allegra_lan.tools import replay_paths
+    from allegra_lan.tools.verify import verify_many
+
+    g = write_game(tmp_path / "in" / "g.allegra", PEOPLE[:2], seed=41)
+    verdicts = list(verify_many(replay_paths([str(tmp_path / "in")])))
+    assert [v.finished for v in verdicts] == [True]
+    text = g.path.read_text().splitlines(keepends=True)
+    g.path.write_text("".join(text[:-3]))  # cut after verifying: the rounds would be short
+    with pytest.raises(ReportError) as e:
+        build_site(verdicts, title="T")
+    assert str(e.value) == f"{g.path}: no longer folds as it did when verified (the file changed)"
+    g.path.unlink()
+    with pytest.raises(ReportError) as e:
+        build_site(verdicts, title="T")
+    assert str(e.value).startswith(f"{g.path}: could not be read again after verifying it (")
+    assert "\n" not in str(e.value)

@@ -57,7 +57,8 @@ def game_entry(g: Game, players: Players | None = None,
     v: Verdict = g.verdict
     folded = fold_of(v.path)
     t = folded.table
-    if folded.fault is not None or t.state is None or t.genesis is None:
+    same = t.seq == v.events and bool(t.events) and t.events[-1].id.hex() == v.head
+    if folded.fault is not None or t.state is None or t.genesis is None or not same:
         raise ReportError(f"{v.path}: no longer folds as it did when verified (the file changed)")
     seats = []
     for name, fp in v.seats:
