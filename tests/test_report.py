@@ -403,3 +403,14 @@ def test_a_file_changed_between_verifying_and_reading_is_one_line_not_a_wrong_pa
         build_site(verdicts, title="T")
     assert str(e.value).startswith(f"{g.path}: could not be read again after verifying it (")
     assert "\n" not in str(e.value)
+
+
+@settings(max_examples=200, deadline=None)
+@given(gid=st.text(max_size=80))
+def test_a_page_name_is_a_plain_safe_file_name_whatever_the_id(gid: str) -> None:
+    from allegra_lan.report.build import page_name
+
+    name = page_name(gid)
+    assert re.fullmatch(r"game-x?[0-9a-f]{0,128}\.html", name)
+    if re.fullmatch(r"[0-9a-f]{1,64}", gid):
+        assert name == f"game-{gid}.html"

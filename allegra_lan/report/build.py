@@ -8,7 +8,6 @@ log (fold_log) and the engine's round results, from the copy standings chose.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from typing import Callable, Iterable, Sequence
 
@@ -31,8 +30,9 @@ class ReportError(Exception):
 
 def page_name(game_id: str) -> str:
     """The page of a game: `game-ID.html`. A game id is the hex its log signs; anything else
-    (never from a verified log) is hashed, so a page name is always safe as a file name."""
-    gid = game_id if _HEX.fullmatch(game_id) else hashlib.sha256(game_id.encode()).hexdigest()[:32]
+    (never from a verified log) is written as the hex of its bytes, marked `x`, so a page
+    name is always a safe file name and two ids never share one (up to 64 bytes)."""
+    gid = game_id if _HEX.fullmatch(game_id) else "x" + game_id.encode("utf-8", "replace")[:64].hex()
     return f"game-{gid}.html"
 
 
