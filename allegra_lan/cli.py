@@ -24,6 +24,7 @@ from allegra_lan.tool_args import (
     add_diff_arguments, add_export_arguments, add_show_arguments, add_standings_arguments,
     add_verify_arguments,
 )
+from allegra_lan.report.args import add_report_arguments
 from allegra_lan.tournament import args as tournament_args
 from allegra_lan.tournament.args import add_plan_arguments
 from allegra_lan.usage import CommandError, UsageError
@@ -36,7 +37,7 @@ argparse._ = lambda message: message  # type: ignore[attr-defined]
 
 
 EXIT_RULE = (
-    "exit status: 0 done (every file OK; standings: the standings were made); 1 a file was "
+    "exit status: 0 done (every file OK; standings, report: the standings or site were made); 1 a file was "
     "read but failed a check (verify, show, export; standings only with --strict), the logs "
     "differ (diff), the tournament check found something (tournament check; tournament "
     "standings only with --strict); "
@@ -164,6 +165,10 @@ def _add_tools(sub: argparse._SubParsersAction) -> None:
         p = rsub.add_parser(name, help=text, description=text[0].upper() + text[1:] + ".")
         add(p)
         p.set_defaults(handler=_tool(module, run), prog=f"allegra replay {name}")
+    text = "a static HTML site of the standings and every game, to publish (no JavaScript)"
+    report = rsub.add_parser("report", help=text)
+    add_report_arguments(report)
+    report.set_defaults(handler=_tool("command", "run_report", "allegra_lan.report"), prog="allegra replay report")
     view = rsub.add_parser("view", help="step through a replay on the table screen, forward and back",
                            description="The client's table screen over a replay: step by move, turn "
                                        "or round, forward and back, or jump to a seq (? for the keys).")
@@ -333,7 +338,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if handler is None:
             prog = getattr(args, "prog", "allegra")
             if prog == "allegra replay":
-                raise UsageError(prog, "choose a tool: verify, show, view, export or standings")
+                raise UsageError(prog, "choose a tool: verify, show, view, export, standings or report")
             if prog == "allegra tournament":
                 raise UsageError(prog, "choose a tool: plan, check or standings")
             raise UsageError("allegra", "choose a command: play, rules, stats, simulate, id, replay, "

@@ -9,7 +9,7 @@ replays are reproducible byte for byte; `play` uses fresh random ones.
 
 from __future__ import annotations
 
-import hashlib
+from allegra_lan.blake import blake2b
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -35,7 +35,7 @@ class Player:
 def derived(label: str, *parts: object) -> bytes:
     """32 bytes derived from a label and parts (tests and benchmarks name their keys so)."""
     text = "/".join(str(p) for p in parts)
-    return hashlib.blake2b(f"allegra-lan/{label}/{text}".encode(), digest_size=32).digest()
+    return blake2b(f"allegra-lan/{label}/{text}".encode(), digest_size=32).digest()
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ def simulated_setup(number: int, game: int, seats: int) -> SimulatedSetup:
     series = seed_from_number(number, 0)  # a seat's bot keeps its key over the whole series
 
     def part(key: bytes, label: str, size: int = 32) -> bytes:
-        return hashlib.blake2b(label.encode(), key=key, digest_size=size).digest()
+        return blake2b(label.encode(), key=key, digest_size=size).digest()
 
     return SimulatedSetup(
         game_id=part(base, "allegra-lan/simulate/game", 16),

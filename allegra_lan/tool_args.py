@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-EXPORT_FORMATS = ("jsonl",)
+EXPORT_FORMATS = ("jsonl", "csv")
 STANDINGS_FORMATS = ("text", "csv")
 
 
@@ -67,11 +67,13 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
     parser.description = (
         "Write a replay as JSON lines: one object per event (seq, id, prev, author's fingerprint "
         "and name, seat, kind, body with bytes in hex, and the state hash after it). Stops with "
-        "a {\"fault\": ...} line and exit status 1 at the first refused event."
+        "a {\"fault\": ...} line and exit status 1 at the first refused event. With --format csv: "
+        "the rounds instead, one row per seat per round (game, round, seat, name, score, doubled, "
+        "ender, total), for spreadsheets; a refused event is then named on stderr (exit status 1)."
     )
     parser.add_argument("file", metavar="FILE", help="a replay file")
     parser.add_argument("--format", choices=EXPORT_FORMATS, default="jsonl",
-                        help="the output format (default: jsonl)")
+                        help="jsonl (default: every event) or csv (every seat's score per round)")
 
 
 def add_standings_arguments(parser: argparse.ArgumentParser) -> None:

@@ -14,7 +14,6 @@ point is folded once per process and copied only when an input changed it.
 from __future__ import annotations
 
 import copy
-import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -88,7 +87,3 @@ def next_events(seq: int, count: int = 3) -> list[Event]:
     return full.events[seq:seq + count]
 
 
-@lru_cache(maxsize=1)
-def scratch_dir() -> Path:
-    """One private directory per process for what a target must write (replays, temp files)."""
-    return Path(tempfile.mkdtemp(prefix="allegra-fuzz-"))

@@ -28,8 +28,10 @@ from __future__ import annotations
 import inspect
 import ipaddress
 import os
+import tempfile
 import zlib
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable
 
 import msgpack
@@ -56,7 +58,6 @@ from allegra_lan.rules import Give, legal_moves, ruleset_for, to_act
 from allegra_lan.table import Refused, Table, move_body
 from allegra_lan.tools.verify import Verdict, verify_file
 
-from . import fixtures
 from .fixtures import POINTS, TablePool, golden
 
 MAX_MESSAGES = 16  # messages one input may hold (a list of maps)
@@ -295,13 +296,18 @@ def check_replay(data: bytes) -> None:
         _check_replay(parse_replay(data, "<fuzz>"), "<fuzz>")
     except ReplayError:
         pass
-    path = fixtures.scratch_dir() / f"fuzz-{os.getpid()}.allegra"
-    path.write_bytes(data)
+    fd, name = tempfile.mkstemp(prefix="allegra-fuzz-", suffix=".allegra")
+    path = Path(name)
     try:
-        _check_replay(read_replay(path), str(path))
-    except ReplayError:
-        pass
-    verdict = verify_file(path)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        try:
+            _check_replay(read_replay(path), str(path))
+        except ReplayError:
+            pass
+        verdict = verify_file(path)
+    finally:
+        path.unlink(missing_ok=True)
     crash_unless(isinstance(verdict, Verdict), f"verify_file returned {type(verdict).__name__}")
     crash_unless(verdict.ok or isinstance(verdict.reason, str), "a failed verdict without a reason")
 

@@ -707,3 +707,19 @@ def test_a_power_cut_that_takes_the_play_back_to_the_ceremony_disturbs_its_start
             failed += [f"stream {stream}, gone at seq {at}: {f}" for f in judge(w).failures]
     assert failed == []
     assert gave_up >= 1
+
+
+def test_a_proposer_that_calls_its_takeover_off_asks_again_for_the_moves_it_held_back() -> None:
+    """Seed 574353 of the long run (Grande, 3 seats; a 30 s partition puts node 0 alone at
+    seq 23, the other side takes over its seat and plays on to seq 48, node 2 then goes for
+    good). Right after the heal node 0, which still held 23 events, proposed to take over
+    the seat of seq 23's author, and so refused that seat's events at seq 23 as promised
+    (sync.Replica._check_barred): the 25 events node 1 sent were dropped without a word.
+    Node 1 said no, node 0 called the proposal off, and nobody sent them again: node 0
+    stayed at 23 events and node 1 at 48 for the rest of the game. A released consent
+    already asked again with a `have`; calling one's own proposal off now does too."""
+    r = run_seed(574353, verbose=True)
+    assert r.ok, r.failures
+    assert r.faults["partition"] == 1 and r.faults["gone"] == 1
+    off = next(i for i, line in enumerate(r.trace) if "node 0 note: no takeover of" in line)
+    assert any(" 0 -> 1 have " in line for line in r.trace[off - 2:off + 1])

@@ -9,7 +9,7 @@ byte for byte every time it is replayed with the same seed.
 
 from __future__ import annotations
 
-import hashlib
+from allegra_lan.blake import blake2b
 from abc import ABC, abstractmethod
 from typing import Sequence
 
@@ -47,7 +47,7 @@ class Bot(ABC):
 
 def seat_seed(game_seed: bytes, seat: int) -> bytes:
     """The seed of the bot at `seat` in a game: derived from the game seed, distinct per seat."""
-    return hashlib.blake2b(
+    return blake2b(
         f"allegra-lan/bot-seat/{seat}".encode(), key=bytes(game_seed)[:64], digest_size=32
     ).digest()
 

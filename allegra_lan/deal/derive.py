@@ -13,7 +13,7 @@ the secret can collide. Layout (PROTOCOL.md, "Fair deal: the cryptography"):
 
 from __future__ import annotations
 
-import hashlib
+from allegra_lan.blake import blake2b
 from typing import Sequence
 
 from .group import L, DealError, reduce64
@@ -39,13 +39,13 @@ def frame(name: str, *parts: Part) -> bytes:
 def hash_(name: str, *parts: Part, size: int = 64) -> bytes:
     """Unkeyed BLAKE2b of frame(name, parts): the public hashes (card points, challenges,
     commitments)."""
-    return hashlib.blake2b(frame(name, *parts), digest_size=size).digest()
+    return blake2b(frame(name, *parts), digest_size=size).digest()
 
 
 def keyed(secret: bytes, name: str, *parts: Part, size: int = 64) -> bytes:
     """BLAKE2b keyed with the seat's secret over frame(name, parts)."""
     check_secret(secret)
-    return hashlib.blake2b(frame(name, *parts), digest_size=size, key=secret).digest()
+    return blake2b(frame(name, *parts), digest_size=size, key=secret).digest()
 
 
 def check_secret(secret: object) -> bytes:

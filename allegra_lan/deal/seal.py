@@ -13,7 +13,7 @@ released from escrow, so two departures do not lock the deck.
 
 from __future__ import annotations
 
-import hashlib
+from allegra_lan.blake import blake2b
 from typing import Sequence
 
 import nacl.bindings as nb
@@ -42,7 +42,7 @@ def seal(secret: bytes, context: Sequence[Part], recipient: bytes, message: byte
         raise DealError("a box key is not 32 bytes")
     esk = keyed(check_secret(secret), "seal-key", *context, recipient, size=32)
     epk = nb.crypto_scalarmult_base(esk)
-    nonce = hashlib.blake2b(epk + recipient, digest_size=24).digest()
+    nonce = blake2b(epk + recipient, digest_size=24).digest()
     try:
         return epk + nb.crypto_box(message, nonce, recipient, esk)
     except nacl.exceptions.CryptoError as e:

@@ -11,7 +11,7 @@ seeing another's, and the seed is a hash of all of them: nobody chooses the deal
 
 from __future__ import annotations
 
-import hashlib
+from allegra_lan.blake import blake2b
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,12 +73,12 @@ def read_genesis(body: dict[str, Any]) -> Genesis:
 
 
 def commitment(nonce: bytes) -> bytes:
-    return hashlib.blake2b(b"allegra-lan/commit/v1" + nonce, digest_size=32).digest()
+    return blake2b(b"allegra-lan/commit/v1" + nonce, digest_size=32).digest()
 
 
 def derive_seed(game: bytes, nonces: list[bytes]) -> bytes:
     """The game seed: BLAKE2b-256 over the game id and the revealed nonces in seat order."""
-    h = hashlib.blake2b(digest_size=32)
+    h = blake2b(digest_size=32)
     h.update(b"allegra-lan/seed/v1")
     h.update(game)
     for nonce in nonces:

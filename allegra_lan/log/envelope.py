@@ -10,7 +10,7 @@ BLAKE2b-256 of its signed bytes, and `prev` is the id of the event before it
 
 from __future__ import annotations
 
-import hashlib
+from allegra_lan.blake import blake2b
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -38,7 +38,7 @@ class EventError(ValueError):
 
 
 def event_id(signed: bytes) -> bytes:
-    return hashlib.blake2b(signed, digest_size=ID_LEN).digest()
+    return blake2b(signed, digest_size=ID_LEN).digest()
 
 
 @dataclass(frozen=True, slots=True)

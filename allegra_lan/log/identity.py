@@ -11,7 +11,7 @@ keeps its own key in `$XDG_DATA_HOME/allegra-lan/profiles/NAME/identity.key`. Pe
 from __future__ import annotations
 
 import base64
-import hashlib
+from allegra_lan.blake import blake2b
 import os
 import re
 import stat
@@ -59,7 +59,7 @@ def key_dir(profile: str | None = None) -> Path:
 
 def fingerprint(public_key: bytes) -> str:
     """A short, readable name for a public key: 16 base32 letters in four groups, e.g. `HSXE-DL7C-VDBV-BFWU`."""
-    digest = hashlib.blake2b(public_key, digest_size=10).digest()
+    digest = blake2b(public_key, digest_size=10).digest()
     text = base64.b32encode(digest).decode("ascii")
     return "-".join(text[i:i + 4] for i in range(0, 16, 4))
 
@@ -83,7 +83,7 @@ class Identity:
     @classmethod
     def from_seed(cls, seed: bytes) -> "Identity":
         """A key derived from 32 bytes: bots in simulated games, tests."""
-        return cls(SigningKey(hashlib.blake2b(seed, digest_size=32).digest()))
+        return cls(SigningKey(blake2b(seed, digest_size=32).digest()))
 
 
 KEY_TEXT = 65  # 64 hex digits and a line break; a few more bytes are tolerated, not kilobytes

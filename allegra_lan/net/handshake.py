@@ -53,7 +53,7 @@ after it: everything that matters afterwards carries its own signature
 
 from __future__ import annotations
 
-import hashlib
+from allegra_lan.blake import blake2b
 import os
 import time
 import unicodedata
@@ -191,13 +191,13 @@ def transcript(initiator: Hello, responder: Hello) -> bytes:
     """32 bytes that bind both hellos in a fixed order: the CPace session id, and (with no
     PIN) what both proofs are about."""
     data = encode(["allegra-lan/handshake", initiator.message(), responder.message()])
-    return hashlib.blake2b(data, digest_size=32).digest()
+    return blake2b(data, digest_size=32).digest()
 
 
 def pake_transcript(hellos: bytes, initiator_share: bytes, responder_share: bytes) -> bytes:
     """With a PIN, what both proofs are about: the hellos and both CPace shares, in role order."""
     data = encode(["allegra-lan/handshake/pake", hellos, initiator_share, responder_share])
-    return hashlib.blake2b(data, digest_size=32).digest()
+    return blake2b(data, digest_size=32).digest()
 
 
 def proof_payload(role: str, transcript_hash: bytes) -> bytes:

@@ -15,7 +15,7 @@ swap items i and j.
 
 from __future__ import annotations
 
-import hashlib
+from allegra_lan.blake import blake2b
 from typing import MutableSequence, TypeVar
 
 T = TypeVar("T")
@@ -41,7 +41,7 @@ class Stream:
         self._pos = 0
 
     def _refill(self) -> None:
-        block = hashlib.blake2b(
+        block = blake2b(
             self._prefix + self._counter.to_bytes(8, "big"), key=self._seed, digest_size=64
         ).digest()
         self._counter += 1
@@ -88,6 +88,6 @@ def seed_from_number(number: int, game: int = 0) -> bytes:
 
     Networked games derive their seed from the players' revealed nonces instead.
     """
-    return hashlib.blake2b(
+    return blake2b(
         f"allegra-lan/seed-from-number/{number}/{game}".encode(), digest_size=32
     ).digest()

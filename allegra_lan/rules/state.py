@@ -8,7 +8,7 @@ have revealed (to all, or by a peek to one seat).
 
 from __future__ import annotations
 
-import hashlib
+from allegra_lan.blake import blake2b
 from dataclasses import dataclass
 from enum import IntEnum, StrEnum
 from typing import Any
@@ -231,4 +231,4 @@ class State:
 
 def state_hash(state: State) -> str:
     """A stable hex digest of the state: equal on every peer that folded the same log."""
-    return hashlib.blake2b(repr(state.canonical()).encode(), digest_size=16).hexdigest()
+    return blake2b(repr(state.canonical()).encode(), digest_size=16).hexdigest()

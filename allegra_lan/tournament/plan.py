@@ -35,7 +35,7 @@ finds (tests/test_tournament_plan.py checks that).
 
 from __future__ import annotations
 
-import hashlib
+from allegra_lan.blake import blake2b
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Sequence
@@ -240,7 +240,7 @@ def spread(plan: Plan) -> Spread:
 
 
 def _stream(seed: int, what: str) -> Stream:
-    key = hashlib.blake2b(f"allegra-lan/tournament-plan/{seed}".encode(), digest_size=32).digest()
+    key = blake2b(f"allegra-lan/tournament-plan/{seed}".encode(), digest_size=32).digest()
     return Stream(key, f"allegra-lan/tournament-plan/{what}")
 
 

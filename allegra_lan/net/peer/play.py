@@ -3,7 +3,7 @@ and their windows (a part of `Peer`: its methods run on a Peer)."""
 
 from __future__ import annotations
 
-import hashlib
+from allegra_lan.blake import blake2b
 from typing import TYPE_CHECKING, Any
 
 from ...bots.base import Bot
@@ -84,7 +84,7 @@ class Playing:
         a restart."""
         assert sp.bot is not None
         game = self.table.game or self.table_id
-        seed = hashlib.blake2b(purpose.encode() + b"\0" + game + at, key=bytes(sp.identity.key),
+        seed = blake2b(purpose.encode() + b"\0" + game + at, key=bytes(sp.identity.key),
                                digest_size=32, person=b"allegra-lan-bot").digest()
         return self.make_bot(sp.bot, seed)
 

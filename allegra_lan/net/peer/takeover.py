@@ -140,6 +140,10 @@ class TakingOver:
         self.proposal = None
         self.replica.barred.pop(p.seq, None)
         self._broadcast({"t": "takeover_off", "seq": p.seq})
+        # While the proposal stood, the taken seats' own events at its seq were refused here
+        # as promised (sync.Replica._check_barred), silently: ask for them again, as a
+        # released consent does (seed 574353).
+        self._broadcast(self.replica.have())
         self.retry_at = self._now + (self.lobby.takeover if self.lobby else 0)
         self._say(f"no takeover of {self._seat_names([s for s, _ in p.seats])}: {why}")
 

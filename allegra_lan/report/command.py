@@ -1,0 +1,68 @@
+"""`allegra replay report FILE|DIR... --out SITE`: the run of the command, one line per problem."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TextIO
+
+from allegra_lan.files import WriteFailed
+from allegra_lan.report.args import DEFAULT_TITLE
+from allegra_lan.tools import ToolError, files_and_jobs, prog_of, usage_error
+from allegra_lan.tools.players import Players, PlayersError, read_players
+from allegra_lan.tools.verify import unreadable, unreadable_line, verify_many
+
+PROG = "allegra replay report"
+
+
+def run_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Exit 0 when the site was written; 2 for bad arguments, a SITE that is not a folder, an
+    unusable players file, or a page that cannot be written (nothing more is done), and 2 too
+    when a file is not a replay at all: it is named on stderr and on the page, and the site
+    is still written from the others, as `replay standings` still ranks them."""
+    from allegra_lan.report.build import ReportError, build_site
+    from allegra_lan.report.render import INDEX, render_site
+    from allegra_lan.report.write import SiteError, check_site, write_site
+
+    prog = prog_of(args, PROG)
+    folder = str(args.out)
+    try:
+        check_site(folder)
+        paths, jobs = files_and_jobs(args)
+    except (SiteError, ToolError) as e:
+        return usage_error(err, prog, str(e))
+    players_path = getattr(args, "players", None)
+    players: Players | None = None
+    if players_path is not None:
+        try:
+            players = read_players(players_path)
+        except PlayersError as e:
+            return usage_error(err, prog, str(e))
+    verdicts = []
+    unread: list[str] = []
+    for v in verify_many(paths, jobs):
+        if unreadable(v):
+            err.write(unreadable_line(prog, v) + "\n")
+            unread.append(f"FAIL {v.path}  {v.reason}")
+        else:
+            verdicts.append(v)
+    label = str(players_path) if players_path is not None else "the players file"
+    title = getattr(args, "title", None) or DEFAULT_TITLE
+    try:
+        site = build_site(verdicts, players, title=title, players_label=label, unreadable=unread)
+    except ReportError as e:
+        return usage_error(err, prog, str(e))
+    try:
+        written = write_site(folder, render_site(site))
+    except SiteError as e:
+        return usage_error(err, prog, str(e))
+    except WriteFailed as e:
+        return usage_error(err, prog, str(e))
+    games = len(site.games)
+    out.write(f"wrote {written[0].parent / INDEX} and {games} game page{'s' if games != 1 else ''} "
+              f"({site.summary})\n")
+    out.flush()
+    err.flush()
+    return 2 if unread else 0
+
+
+__all__ = ["PROG", "run_report"]
