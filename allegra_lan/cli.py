@@ -187,7 +187,7 @@ def _add_tools(sub: argparse._SubParsersAction) -> None:
 
 
 def _add_tournament(sub: argparse._SubParsersAction) -> None:
-    tour = sub.add_parser("tournament", help="plan a tournament's tables, check the collected games, rank them",
+    tour = sub.add_parser("tournament", help="plan a tournament's tables, check the collected games, rank them, publish a site",
                           description="Tools for a tournament's organiser.")
     tour.set_defaults(prog="allegra tournament")
     tsub = tour.add_subparsers(dest="tool", metavar="tool")
@@ -200,7 +200,9 @@ def _add_tournament(sub: argparse._SubParsersAction) -> None:
             ("check", "check", tournament_args.add_check_arguments,
              "match the collected replays to the plan: missing, wrong or bad games"),
             ("standings", "points", tournament_args.add_standings_arguments,
-             "rank the planned games by points per table, with ratings")):
+             "rank the planned games by points per table, with ratings"),
+            ("report", "report", tournament_args.add_report_arguments,
+             "write the tournament's HTML site: points, planned tables, games, charts")):
         p = tsub.add_parser(name, help=text)
         add(p)
         p.set_defaults(handler=_tool(module, f"run_{name}", "allegra_lan.tournament"),
@@ -340,7 +342,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if prog == "allegra replay":
                 raise UsageError(prog, "choose a tool: verify, show, view, export, standings or report")
             if prog == "allegra tournament":
-                raise UsageError(prog, "choose a tool: plan, check or standings")
+                raise UsageError(prog, "choose a tool: plan, check, standings or report")
             raise UsageError("allegra", "choose a command: play, rules, stats, simulate, id, replay, "
                                         "diff, tournament, games, host, join, watch or resume "
                                         "(see allegra --help)")

@@ -13,6 +13,7 @@ import os
 import shutil
 import struct
 import subprocess
+from urllib.parse import unquote, urlsplit
 import sys
 import tempfile
 import zlib
@@ -223,3 +224,43 @@ def ink(png: Png) -> float:
     bg = png.pixels[0][:ch]
     other = sum(1 for row in png.pixels for x in range(0, len(row), ch) if row[x:x + ch] != bg)
     return other / (png.width * png.height)
+
+
+# ------------------------------------------------------------------ pages as chromium opens them
+
+SIZE = (1000, 800)
+
+
+def dom(page: Path) -> str:
+    """The DOM chromium builds from the page's file."""
+    p = chromium("--dump-dom", page.as_uri(), out=page.parent)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert "<html" in p.stdout, p.stdout[:500]
+    return p.stdout
+
+
+def check_links(page: Path, html: str) -> int:
+    """Every href/src of the page's DOM is an anchor it has or a file inside the site; returns how many."""
+    got = read_page(html)
+    root = page.parent.resolve()
+    for link in got.links:
+        parts = urlsplit(link)
+        assert parts.scheme in ("", "file"), f"{page.name} links outside the site: {link}"
+        if not parts.path:
+            assert parts.fragment in got.ids, f"{page.name}: no #{parts.fragment} on the page"
+            continue
+        target = (page.parent / unquote(parts.path)).resolve() if parts.scheme == "" else Path(unquote(parts.path))
+        assert target.is_file(), f"{page.name}: {link} is not a file of the site"
+        assert target.is_relative_to(root), f"{page.name}: {link} leaves the site"
+        if parts.fragment:
+            assert parts.fragment in read_page(target.read_text()).ids
+    return len(got.links)
+
+
+def screenshot(page: Path, shot: Path, size: tuple[int, int] = SIZE) -> None:
+    """A screenshot of `page` at `size`: a PNG of that size with ink on it."""
+    p = chromium(f"--screenshot={shot}", f"--window-size={size[0]},{size[1]}", page.as_uri(), out=page.parent)
+    assert p.returncode == 0 and shot.is_file(), p.stderr[-2000:]
+    png = read_png(shot.read_bytes())
+    assert (png.width, png.height) == size
+    assert ink(png) > 0.02, f"{shot.name} is (nearly) blank"

@@ -284,7 +284,7 @@ def test_extra_sections_render_on_the_index_with_links_and_escaped_text() -> Non
     site = Site("T", "1 game counted, 0 left out", [], [g], [], [], "the players file", sections=[sec])
     files = render_site(site)
     page = read_page(files["index.html"].decode())
-    (rows,) = [rows for c, rows in page.tables if c == ""]
+    (rows,) = [rows for c, rows in page.tables if c == "section points"]
     assert rows == [["Player", "Points", "Game"], ["<b>ann</b>", "7", "round 1 table 1"], ["bob", "3.5", "missing"]]
     assert "b" not in page.tags and "#points" in page.links and g.page in page.links
     assert "rank points: 3, 1 & ties by score" in page.text

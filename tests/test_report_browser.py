@@ -10,17 +10,14 @@ chromium is not installed; .ci/run installs it.
 from __future__ import annotations
 
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
 
 import pytest
 
 from report_helpers import (
-    CHROMIUM, Written, chromium, ink, person, read_page, read_png, report_cli, tables_of, write_game,
+    CHROMIUM, Written, check_links, dom, person, read_page, report_cli, screenshot, tables_of, write_game,
 )
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")
-
-SIZE = (1000, 800)
 
 
 @pytest.fixture(scope="module")
@@ -35,39 +32,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Written]]
     p = report_cli(base / "in", "--out", out, "--title", "Browser night")
     assert p.returncode == 0, p.stderr
     return out, games
-
-
-def dom(page: Path) -> str:
-    p = chromium("--dump-dom", page.as_uri(), out=page.parent)
-    assert p.returncode == 0, p.stderr[-2000:]
-    assert "<html" in p.stdout, p.stdout[:500]
-    return p.stdout
-
-
-def check_links(page: Path, html: str) -> int:
-    """Every href/src of the page's DOM is an anchor it has or a file inside the site; returns how many."""
-    got = read_page(html)
-    root = page.parent.resolve()
-    for link in got.links:
-        parts = urlsplit(link)
-        assert parts.scheme in ("", "file"), f"{page.name} links outside the site: {link}"
-        if not parts.path:
-            assert parts.fragment in got.ids, f"{page.name}: no #{parts.fragment} on the page"
-            continue
-        target = (page.parent / unquote(parts.path)).resolve() if parts.scheme == "" else Path(unquote(parts.path))
-        assert target.is_file(), f"{page.name}: {link} is not a file of the site"
-        assert target.is_relative_to(root), f"{page.name}: {link} leaves the site"
-        if parts.fragment:
-            assert parts.fragment in read_page(target.read_text()).ids
-    return len(got.links)
-
-
-def screenshot(page: Path, shot: Path) -> None:
-    p = chromium(f"--screenshot={shot}", f"--window-size={SIZE[0]},{SIZE[1]}", page.as_uri(), out=page.parent)
-    assert p.returncode == 0 and shot.is_file(), p.stderr[-2000:]
-    png = read_png(shot.read_bytes())
-    assert (png.width, png.height) == SIZE
-    assert ink(png) > 0.02, f"{shot.name} is (nearly) blank"
 
 
 def test_the_index_in_chromium_has_the_standings_and_links_that_resolve(site: tuple[Path, list[Written]],

@@ -7,14 +7,15 @@ are planned over 3 rounds of ALLEGRA at a table of 4 and a table of 3 by
 each round's two tables at once), one peer per seat, each writing its own
 replay. Every file is collected into one folder, plus a copy of one file, a
 file cut short, and a forged file of a game not in the plan. Then
-`tournament check` and `tournament standings` run as subprocesses.
+`tournament check`, `tournament standings` and `tournament report` run as
+subprocesses, and the report's site is opened in headless chromium.
 
 What the tools say is checked against what this test computes itself from
 the games, read with `allegra replay show` (totals) and `replay export`
 (who held each seat): never with the tournament modules' own functions.
 
-The folder is built once for the module (`tournament`), so a later
-`tournament report` step is one more test over the same fixture.
+The folder is built once for the module (`tournament`), and each tool is one test
+over it.
 """
 
 from __future__ import annotations
@@ -313,8 +314,52 @@ def test_standings_equal_the_points_computed_from_the_games(tournament: Tourname
     assert clean.stdout.count(": played: game ") == 2 * ROUNDS
 
 
-# A `tournament report` step goes here: a test over the same `tournament` fixture that writes
-# the site of t.folder with t.plan and renders it in chromium.
+def test_report_publishes_the_tournament_and_it_renders_in_chromium(tournament: Tournament,
+                                                                    tmp_path: Path) -> None:
+    """`tournament report` of the collected folder: the points table equals the computation
+    above, every planned table links to its game's page, the bad files are named, only the
+    planned games have pages; then the index and every game page as chromium opens them
+    (links that resolve, non-blank screenshots)."""
+    from report_helpers import CHROMIUM, check_links, dom, read_page, screenshot, tables_of
+
+    t = tournament
+    site = tmp_path / "site"
+    done = allegra("tournament", "report", "--plan", t.plan, "--players", t.players, t.folder, "--out", site)
+    assert done.returncode == 0, done.stdout + done.stderr  # written, though the check found the bad files
+    assert done.stdout.startswith(f"wrote {site / 'index.html'} and {2 * ROUNDS} game pages"), done.stdout
+    games = _expected_games(t)
+    assert sorted(p.name for p in site.glob("game-*.html")) == sorted(f"game-{g}.html" for g in games)
+    html = (site / "index.html").read_text(encoding="utf-8")
+    if CHROMIUM is not None:
+        html = dom(site / "index.html")
+    page = read_page(html)
+    want = _expected_standings(t)
+    (points,) = tables_of(page, "points")
+    assert [h for h in points[0]][:6] == ["Rank", "Player", "Games", "Wins", "Points", "Margin"]
+    assert sorted(row[1] for row in points[1:]) == sorted(NAMES)
+    for row in points[1:]:
+        games_n, pts, margin = want[row[1]]
+        assert (int(row[2]), row[4], row[5]) == (games_n, f"{float(pts):.2f}", f"{float(margin):+.2f}"), row
+    (tables,) = tables_of(page, "tables")
+    by_name = {fp: n for n, fp in t.keys.items()}
+    assert len(tables) == 1 + 2 * ROUNDS
+    for row in tables[1:]:
+        r, k, status, planned, seated, gid = row
+        assert status == "played" and planned == ", ".join(t.rounds[int(r) - 1][int(k) - 1]), row
+        (g,) = [g for key, (g, _) in games.items() if key.startswith(gid)]
+        assert sorted(by_name[fp] for fp in g.fingerprints) == sorted(planned.split(", "))
+    (found,) = tables_of(page, "findings")
+    assert sorted(row[0] for row in found[1:]) == ["unverified", "unverified"]
+    assert any(str(t.cut) in row[1] for row in found[1:]) and any(str(t.forged) in row[1] for row in found[1:])
+    assert t.forged_game not in "".join(p.name for p in site.iterdir())
+    if CHROMIUM is None:
+        pytest.skip("chromium is not installed: the site was checked as written, not as rendered")
+    assert check_links(site / "index.html", html) >= 3 * 2 * ROUNDS  # games, tables, pages
+    screenshot(site / "index.html", tmp_path / "index.png")
+    for g in games:
+        game_page = site / f"game-{g}.html"
+        assert check_links(game_page, dom(game_page)) >= 2
+    screenshot(site / f"game-{next(iter(games))}.html", tmp_path / "game.png")
 
 
 def test_a_bot_given_a_profile_plays_with_the_profiles_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

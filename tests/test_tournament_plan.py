@@ -560,7 +560,7 @@ def test_a_bad_argument_is_one_line_and_exit_2_and_no_file(tmp_path: Path, setup
 
 def test_tournament_without_a_tool_says_which_there_are(tmp_path: Path) -> None:
     done = allegra(tmp_path, "tournament")
-    assert (done.returncode, done.stderr) == (2, "allegra tournament: error: choose a tool: plan, check or standings\n")
+    assert (done.returncode, done.stderr) == (2, "allegra tournament: error: choose a tool: plan, check, standings or report\n")
 
 
 def test_the_help_does_not_load_the_scheduler(tmp_path: Path) -> None:

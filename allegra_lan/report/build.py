@@ -17,7 +17,7 @@ from allegra_lan.report.chart import totals_chart
 from allegra_lan.report.model import GameEntry, RoundRow, Seat, Section, Site, StandingRow, StandingTable
 from allegra_lan.tools.players import Players
 from allegra_lan.tools.standings import (
-    TIME_NOTE, Game, Standings, Table, _key_cell, _num, _ranks, standings,
+    TIME_NOTE, Game, Standings, Table, figure, key_cell, player_ranks, standings,
 )
 from allegra_lan.tools.verify import Verdict
 
@@ -37,9 +37,9 @@ def page_name(game_id: str) -> str:
 
 
 def standing_table(t: Table) -> StandingTable:
-    rows = [StandingRow(rank, r.name, _key_cell(r), r.games, r.wins, r.total, f"{r.mean:.2f}",
-                        _num(r.mu), _num(r.sigma), _num(r.ordinal))
-            for rank, r in zip(_ranks(t.players), t.players)]
+    rows = [StandingRow(rank, r.name, key_cell(r), r.games, r.wins, r.total, f"{r.mean:.2f}",
+                        figure(r.mu), figure(r.sigma), figure(r.ordinal))
+            for rank, r in zip(player_ranks(t.players), t.players)]
     return StandingTable(t.title, len(t.games), rows)
 
 

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import argparse
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from allegra_lan.files import WriteFailed
 from allegra_lan.report.args import DEFAULT_TITLE
 from allegra_lan.tools import ToolError, files_and_jobs, prog_of, usage_error
 from allegra_lan.tools.players import Players, PlayersError, read_players
 from allegra_lan.tools.verify import unreadable, unreadable_line, verify_many
+
+if TYPE_CHECKING:
+    from allegra_lan.report.model import Site
 
 PROG = "allegra replay report"
 
@@ -20,8 +23,7 @@ def run_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     when a file is not a replay at all: it is named on stderr and on the page, and the site
     is still written from the others, as `replay standings` still ranks them."""
     from allegra_lan.report.build import ReportError, build_site
-    from allegra_lan.report.render import INDEX, render_site
-    from allegra_lan.report.write import SiteError, check_site, write_site
+    from allegra_lan.report.write import SiteError, check_site
 
     prog = prog_of(args, PROG)
     folder = str(args.out)
@@ -51,18 +53,26 @@ def run_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         site = build_site(verdicts, players, title=title, players_label=label, unreadable=unread)
     except ReportError as e:
         return usage_error(err, prog, str(e))
+    status = publish(site, folder, prog, out, err)
+    return status if status else 2 if unread else 0
+
+
+def publish(site: Site, folder: str, prog: str, out: TextIO, err: TextIO) -> int:
+    """Render `site` into `folder` and say so in a line: 0, or 2 with the one line of a
+    folder or page that cannot be written. Every report (replay's, a tournament's) ends so."""
+    from allegra_lan.report.render import INDEX, render_site
+    from allegra_lan.report.write import SiteError, write_site
+
     try:
         written = write_site(folder, render_site(site))
-    except SiteError as e:
-        return usage_error(err, prog, str(e))
-    except WriteFailed as e:
+    except (SiteError, WriteFailed) as e:
         return usage_error(err, prog, str(e))
     games = len(site.games)
     out.write(f"wrote {written[0].parent / INDEX} and {games} game page{'s' if games != 1 else ''} "
               f"({site.summary})\n")
     out.flush()
     err.flush()
-    return 2 if unread else 0
+    return 0
 
 
-__all__ = ["PROG", "run_report"]
+__all__ = ["PROG", "run_report", "publish"]

@@ -28,7 +28,7 @@ import csv
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Sequence, TextIO
+from typing import Callable, Iterable, Sequence, TextIO, TypeVar
 
 from allegra_lan.log.replay import ReplayError, read_replay
 from allegra_lan.tool_args import STANDINGS_FORMATS, add_standings_arguments
@@ -38,6 +38,8 @@ from allegra_lan.tools.players import Players, PlayersError, read_players
 from allegra_lan.tools.verify import (
     Verdict, unreadable, unreadable_line, verdict_line, verify_many,
 )
+
+R = TypeVar("R")
 
 PROG = "allegra replay standings"
 FORMATS = STANDINGS_FORMATS
@@ -268,38 +270,46 @@ def standings(verdicts: Iterable[Verdict], players: Players | None = None, *,
     return Standings(tables, games, left, lines)
 
 
-def _ranks(players: Sequence[PlayerRow]) -> list[int]:
-    """Equal wins and equal mean share a rank (1, 2, 2, 4 ...)."""
+def shared_ranks(rows: Sequence[R], key: Callable[[R], object]) -> list[int]:
+    """The ranks of rows already in rank order, where a row whose key equals the row
+    before it shares its rank (1, 2, 2, 4 ...): the standings' and the tournament's."""
     ranks: list[int] = []
-    for i, r in enumerate(players):
-        if i and (r.wins, r.mean) == (players[i - 1].wins, players[i - 1].mean):
+    for i, r in enumerate(rows):
+        if i and key(r) == key(rows[i - 1]):
             ranks.append(ranks[-1])
         else:
             ranks.append(i + 1)
     return ranks
 
 
-def _key_cell(r: PlayerRow) -> str:
+def player_ranks(players: Sequence[PlayerRow]) -> list[int]:
+    """Equal wins and equal mean share a rank."""
+    return shared_ranks(players, lambda r: (r.wins, r.mean))
+
+
+def key_cell(r: PlayerRow) -> str:
+    """The fingerprint column: the key, or the first of a player's keys and how many more."""
     if r.fingerprint == BOT_KEY or len(r.keys) <= 1:
         return r.fingerprint
     return f"{r.keys[0]} +{len(r.keys) - 1}"
 
 
-def _num(x: float | None, digits: int = 2) -> str:
+def figure(x: float | None, digits: int = 2) -> str:
+    """A rating's figure as the tables show it; `-` where there is none."""
     return "-" if x is None else f"{x:.{digits}f}"
 
 
 def format_table(t: Table) -> list[str]:
     """A titled table; with names of up to 8 characters a row fits 80 columns."""
     name_w = max([len("player")] + [len(r.name) for r in t.players])
-    key_w = max([19] + [len(_key_cell(r)) for r in t.players])
+    key_w = max([19] + [len(key_cell(r)) for r in t.players])
     n = len(t.games)
     lines = [f"{t.title}: {n} game{'s' if n != 1 else ''}",
              f"{'rank':>4}  {'player':<{name_w}}  {'fingerprint':<{key_w}} {'games':>5} {'wins':>4} "
              f"{'total':>6} {'mean':>7} {'rating':>6} {'sigma':>5} {'ordinal':>7}"]
-    for rank, r in zip(_ranks(t.players), t.players):
-        lines.append(f"{rank:>4}  {r.name:<{name_w}}  {_key_cell(r):<{key_w}} {r.games:>5} {r.wins:>4} "
-                     f"{r.total:>6} {r.mean:>7.2f} {_num(r.mu):>6} {_num(r.sigma):>5} {_num(r.ordinal):>7}")
+    for rank, r in zip(player_ranks(t.players), t.players):
+        lines.append(f"{rank:>4}  {r.name:<{name_w}}  {key_cell(r):<{key_w}} {r.games:>5} {r.wins:>4} "
+                     f"{r.total:>6} {r.mean:>7.2f} {figure(r.mu):>6} {figure(r.sigma):>5} {figure(r.ordinal):>7}")
     return lines
 
 
@@ -345,10 +355,10 @@ def write_csv(s: Standings, out: TextIO) -> None:
     w = csv.writer(out, lineterminator="\n")
     w.writerow(CSV_HEADER)
     for t in s.tables:
-        for rank, r in zip(_ranks(t.players), t.players):
+        for rank, r in zip(player_ranks(t.players), t.players):
             keys = " ".join(r.keys) if r.fingerprint != BOT_KEY else BOT_KEY
             w.writerow([t.variant, t.seats, rank, r.name, keys, r.games, r.wins, r.total,
-                        f"{r.mean:.2f}", _num(r.mu, 4), _num(r.sigma, 4), _num(r.ordinal, 4)])
+                        f"{r.mean:.2f}", figure(r.mu, 4), figure(r.sigma, 4), figure(r.ordinal, 4)])
 
 
 def run_standings(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -399,5 +409,5 @@ def run_standings(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 __all__ = [
     "PlayerRow", "Game", "LeftOut", "Table", "Standings", "group_games", "standings", "format_table",
     "format_text", "write_csv", "left_out_lines", "missing_lines", "add_standings_arguments",
-    "run_standings", "CSV_HEADER", "TIME_NOTE",
+    "run_standings", "CSV_HEADER", "TIME_NOTE", "shared_ranks", "player_ranks", "key_cell", "figure",
 ]

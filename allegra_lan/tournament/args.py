@@ -42,7 +42,7 @@ def add_plan_arguments(parser: argparse.ArgumentParser) -> None:
                              "goes to stderr")
 
 
-def _check_common(parser: argparse.ArgumentParser) -> None:
+def _check_common(parser: argparse.ArgumentParser, *, formats: bool = True) -> None:
     """What check and standings share: the plan, the players file, the files, the format."""
     parser.add_argument("paths", nargs="+", metavar="FILE|DIR",
                         help="the collected replay files, or directories searched for *.allegra files")
@@ -51,8 +51,9 @@ def _check_common(parser: argparse.ArgumentParser) -> None:
                         help="who is who: a players file (.csv of name,fingerprint lines or .toml) "
                              "naming keys by the plan's names; needed when the plan was made from a "
                              "list of names, which holds no keys")
-    parser.add_argument("--format", choices=("text", "csv"), default="text",
-                        help="text (default) or csv")
+    if formats:
+        parser.add_argument("--format", choices=("text", "csv"), default="text",
+                            help="text (default) or csv")
     parser.add_argument("--jobs", "-j", type=jobs_arg, default=1, metavar="N",
                         help="verify N files at once in worker processes (default: 1)")
 
@@ -95,4 +96,30 @@ def add_standings_arguments(parser: argparse.ArgumentParser) -> None:
                         help="exit 1 when any planned table or collected game was left out")
 
 
-__all__ = ["add_plan_arguments", "add_check_arguments", "add_standings_arguments", "DEFAULT_OUT"]
+def add_report_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = (
+        "Write the tournament's static HTML site into the folder SITE (offline, no "
+        "JavaScript): allegra replay report's pages of the games tournament check finds "
+        "played at a planned table (standings per variant and table size with ratings, the "
+        "games with their round scores, a page per game with a chart of the totals), and on "
+        "the index the standings by points (as tournament standings ranks them), every "
+        "planned table with its status and a link to its game, and what the check found "
+        "besides (files that fail verify, games not in the plan, unfinished and disputed "
+        "games). SITE is made if missing; only the files the report writes (index.html, "
+        "style.css, game-*.html) are replaced. Exit status 0 the site was written, whatever "
+        "the check found (tournament check gives that status); 2 bad input: no such plan, a "
+        "bad plan or players file, a bad argument, a SITE that is not a folder, a page that "
+        "cannot be written, or a file that is not a replay at all (one line on stderr each; "
+        "the site is still written from the other files)."
+    )
+    _check_common(parser, formats=False)
+    parser.add_argument("--out", required=True, metavar="SITE",
+                        help="the site's folder (made if missing; only the report's own files in "
+                             "it are replaced)")
+    parser.add_argument("--title", default=None, metavar="TEXT",
+                        help="the site's title (default: the tournament's variant, seed, players "
+                             "and rounds)")
+
+
+__all__ = ["add_plan_arguments", "add_check_arguments", "add_standings_arguments", "add_report_arguments",
+           "DEFAULT_OUT"]

@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Sequence, TextIO
 
 from allegra_lan.tools.standings import Game, LeftOut, group_games
-from allegra_lan.tools.verify import Verdict, verdict_line
+from allegra_lan.tools.verify import Verdict
 from allegra_lan.tournament.plan import Plan, variant_title
 
 PROG = "allegra tournament check"

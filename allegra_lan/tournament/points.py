@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Sequence, TextIO
 
+from allegra_lan.tools.standings import figure, shared_ranks
 from allegra_lan.tournament.check import Check, CheckError, TIME_NOTE, check_games
 from allegra_lan.tournament.plan import variant_title
 
@@ -87,13 +88,7 @@ def rank_key(r: Row) -> tuple[Fraction, Fraction, float, str]:
 
 def ranks(rows: Sequence[Row]) -> list[int]:
     """Equal points and margin share a rank (1, 2, 2, 4)."""
-    out: list[int] = []
-    for i, r in enumerate(rows):
-        if i and (r.points, r.margin) == (rows[i - 1].points, rows[i - 1].margin):
-            out.append(out[-1])
-        else:
-            out.append(i + 1)
-    return out
+    return shared_ranks(rows, lambda r: (r.points, r.margin))
 
 
 def tournament_standings(c: Check, *, rating: bool = True) -> TournamentStandings:
@@ -127,10 +122,6 @@ def tournament_standings(c: Check, *, rating: bool = True) -> TournamentStanding
                                c.left_out(), c.unknown)
 
 
-def _num(x: float | None, digits: int) -> str:
-    return "-" if x is None else f"{x:.{digits}f}"
-
-
 def _signed(x: Fraction, digits: int) -> str:
     return f"{float(x):+.{digits}f}"
 
@@ -146,8 +137,8 @@ def format_text(s: TournamentStandings, players_label: str) -> str:
              f"{'rating':>6} {'sigma':>5} {'ordinal':>7}"]
     for rank, r in zip(ranks(s.rows), s.rows):
         lines.append(f"{rank:>4}  {r.name:<{name_w}} {r.games:>5} {r.wins:>4} {float(r.points):>6.2f} "
-                     f"{_signed(r.margin, 2):>8} {_num(r.mu, 2):>6} {_num(r.sigma, 2):>5} "
-                     f"{_num(r.ordinal, 2):>7}")
+                     f"{_signed(r.margin, 2):>8} {figure(r.mu, 2):>6} {figure(r.sigma, 2):>5} "
+                     f"{figure(r.ordinal, 2):>7}")
     lines += ["", POINTS_NOTE]
     if s.left_out:
         lines += ["", f"left out ({len(s.left_out)}):"] + ["  " + x for x in s.left_out]
@@ -167,7 +158,7 @@ def write_csv(s: TournamentStandings, out: TextIO) -> None:
     w.writerow(CSV_HEADER)
     for rank, r in zip(ranks(s.rows), s.rows):
         w.writerow((rank, r.name, r.games, r.wins, f"{float(r.points):.4f}", f"{float(r.margin):.4f}",
-                    _num(r.mu, 4), _num(r.sigma, 4), _num(r.ordinal, 4)))
+                    figure(r.mu, 4), figure(r.sigma, 4), figure(r.ordinal, 4)))
 
 
 def run_standings(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
