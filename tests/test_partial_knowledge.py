@@ -142,8 +142,9 @@ class Watch:
                     self.private_seen += 1
         # R8 under the fair deal: a reshuffled pile's cards have ids never used in the round.
         s = spectator.state
+        round_over = any(isinstance(x, RoundEnded) for x in s.effects)  # the deck is the next round's
         for i, eff in enumerate(s.effects):
-            if isinstance(eff, Reshuffled):
+            if isinstance(eff, Reshuffled) and not round_over:
                 self.reshuffles += 1
                 new = [c for c in s.deck]
                 taken = next(x for x in s.effects[i + 1:] if isinstance(x, (Drawn, Closed)))
@@ -153,7 +154,7 @@ class Watch:
                 assert first_new + len(new) == len(s.known)
                 assert all((s.round_no, c) not in self.shown for c in new)
                 assert all(s.known[c] is None for c in s.deck)
-            if isinstance(eff, Closed) and s.reshuffles:
+            if isinstance(eff, Closed) and s.reshuffles and not round_over:
                 self.fresh_closed += 1
                 assert s.known[eff.card] is None  # the card the 13 closed tells nothing
         for round_no, eff in effect_rounds(s):
@@ -470,12 +471,15 @@ def test_the_source_refuses_what_its_seat_cannot_have_opened() -> None:
     assert source.value(0, 5) == GRANDE.deck_values()[0]
 
 
-@settings(max_examples=300, deadline=None)
-@given(round_no=st.integers(-3, 5), card=st.integers(-5, 200), to=st.one_of(st.none(), st.integers(-2, 6)),
-       place=st.one_of(st.none(), st.integers(-5, 200), st.booleans(), st.text(max_size=3)),
+ANY = st.one_of(st.none(), st.booleans(), st.integers(-5, 2**33), st.text(max_size=3), st.binary(max_size=3))
+
+
+@settings(max_examples=400, deadline=None)
+@given(round_no=st.one_of(st.integers(0, 5), ANY), card=st.one_of(st.integers(0, 200), ANY),
+       to=st.one_of(st.none(), st.integers(0, 3), ANY), place=st.one_of(st.integers(0, 200), ANY),
        seat=st.one_of(st.none(), st.integers(0, 4)))
 def test_learning_anything_is_stored_or_refused_in_one_line(
-    round_no: int, card: int, to: int | None, place: Any, seat: int | None
+    round_no: Any, card: Any, to: Any, place: Any, seat: int | None
 ) -> None:
     """The later slice feeds `learn` from log events: whatever it is given, it stores a
     value of the ruleset's deck or refuses with one ValueError/LookupError line."""

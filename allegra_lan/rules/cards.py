@@ -167,6 +167,20 @@ class PileInfo:
         return self.first <= card < self.first + len(self.values)
 
 
+def _check_request(request: object) -> None:
+    """A request that arrives from outside the engine (the later slice builds them from
+    log events) is three plain numbers, or ValueError."""
+    if not isinstance(request, RevealRequest):
+        raise ValueError(f"{request!r:.60} is not a reveal request")
+    for name in ("round_no", "card"):
+        v = getattr(request, name)
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < 2**32:
+            raise ValueError(f"a reveal request's {name} is not a number from 0 to 2^32-1")
+    to = request.to
+    if to is not None and (isinstance(to, bool) or not isinstance(to, int) or not 0 <= to < 64):
+        raise ValueError("a reveal request's seat is not a seat number")
+
+
 class PartialCards:
     """What one seat's engine knows of a fair-deal game's cards: the values revealed to
     everyone, and those revealed to this seat alone (its peeks), nothing else.
@@ -262,6 +276,7 @@ class PartialCards:
         that they opened it to (deal/reveal.py's open_card), or None for a private reveal
         to another seat (this engine holds the others' shares but not the peeker's key
         part, so it learns that the reveal happened and not the value)."""
+        _check_request(request)
         key = (request.round_no, request.card)
         if request.to is not None and request.to != self.seat:
             if place is not None:
