@@ -78,7 +78,8 @@ def holdings(e: Engine) -> dict[tuple[int, int], int]:
                 found[(state.round_no, obj.card)] = obj.value  # a CardView or HandCard in the memo
         elif isinstance(obj, (list, tuple, set, frozenset)):
             for x in obj:
-                walk(x, depth + 1)
+                if type(x) is not int:  # plain numbers alone name no card's value
+                    walk(x, depth + 1)
         elif hasattr(obj, "__dict__") or hasattr(obj, "__slots__"):
             for name in getattr(obj, "__slots__", ()) or vars(obj):
                 if name not in ("ruleset", "_deck", "_piles"):
@@ -396,6 +397,28 @@ def test_a_peek_waits_on_every_engine_and_only_the_peeker_learns_the_value() -> 
         closed_values = [cv.value for d in shown.displays for row in d for cv in row
                          if cv is not None and not cv.up and cv.value is not None]
         assert len(closed_values) == (len(reqs) if e.seat == seat else 0)
+
+
+def test_the_walk_finds_a_peeked_value_wherever_another_engine_would_keep_it() -> None:
+    """The check of the whole-game tests can fail: a peeked value put into another seat's
+    engine (its source's store, or a card view in its state's memo) is found and refused."""
+    engines, dealer, peek = peek_position(3)
+    seat = to_act(engines[0].state).seat  # type: ignore[union-attr]
+    step(engines, peek, dealer)
+    watch = Watch()
+    watch(engines, peek)  # the honest engines pass
+    mine = view(engines[seat].state, seat)
+    peeked = next(cv for d in mine.displays for row in d for cv in row if cv is not None and cv.peeked)
+    other = engines[(seat + 1) % 3]
+    for plant in ("store", "memo"):
+        planted = copy.deepcopy(other)
+        if plant == "store":
+            planted.source._private[(planted.state.round_no, peeked.card)] = peeked.value  # type: ignore[index]
+        else:
+            planted.state.memo.setdefault("closed", {})[peeked.card] = peeked
+        crowd = [planted if e is other else e for e in engines]
+        with pytest.raises(AssertionError, match="not shown to it"):
+            Watch()(crowd, peek)
 
 
 class Liar:
