@@ -309,6 +309,38 @@ def test_bots_on_their_seat_s_partial_engine_make_the_seeded_game_s_choices(
     assert [r.displays for r in engines[-1].state.results] == [r.displays for r in seeded.results]
 
 
+@settings(max_examples=10, deadline=None)
+@given(seed=st.binary(min_size=32, max_size=32), grande=st.booleans(), players=st.integers(2, 3))
+def test_partial_engines_fed_the_seeded_values_play_the_seeded_game(
+    seed: bytes, grande: bool, players: int
+) -> None:
+    """Random moves (small decks: many reshuffles): partial engines told the seeded deal's
+    values, reshuffled piles under fresh ids, offer the same moves (ids renamed), clear the
+    same cards and score the same as the seeded engine, move after move."""
+    rs = SMALL_GRANDE if grande else SMALL_ALLEGRA
+    seeded = new_game(rs, players, seed)
+    engines = fair_engines(rs, players)
+    oracle = SeededOracle(seeded)
+    chooser = Stream(seed, "tests/partial/seeded-moves")
+    for _ in range(300):
+        legal_a = legal_moves(seeded)
+        if not legal_a:
+            break
+        round_no = seeded.round_no
+        rename = lambda c: oracle.seeded_id(engines[0].source, round_no, c)  # noqa: E731
+        legal_b = legal_moves(engines[0].state)
+        assert [translate(m, rename) for m in legal_b] == legal_a
+        i = chooser.below(len(legal_a))
+        if DrawFromDeck() in legal_a and chooser.below(2):  # Grande's many Swaps would
+            i = legal_a.index(DrawFromDeck())  # keep the deck from ever running dry
+        before, seeded = seeded, apply(seeded, legal_a[i])
+        oracle.moved(before, legal_a[i], seeded)
+        step(engines, legal_b[i], oracle)
+        after = engines[0].state
+        assert after.totals == seeded.totals and after.round_cleared == seeded.round_cleared
+        assert to_act(after) == to_act(seeded) and len(after.up) == len(seeded.up)
+
+
 # ----------------------------------------------------------------- the engine waits
 
 

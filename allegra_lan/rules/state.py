@@ -1,9 +1,11 @@
 """The state of a game: plain data that only the engine changes, by copying.
 
 `apply` clones a state and changes the clone, so a state a caller holds never
-changes under it. The hidden values live in the CardSource, not here: a state
-records where every card id lies, which are face up, and the values the rules
-have revealed (to all, or by a peek to one seat).
+changes under it. The hidden values live in the card source, not here: a state
+records where every card id lies, which are face up, the values the rules have
+revealed to all, and which cards each seat peeked at; a peeked value is only in
+the source (under the fair deal, only in the peeker's), so the state and its
+hash are public knowledge.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from dataclasses import dataclass
 from enum import IntEnum, StrEnum
 from typing import Any
 
-from .cards import CardSource
+from .cards import CardSource, PartialCards
 from .effects import Effect
 from .ruleset import Ruleset, Variant
 
@@ -137,7 +139,7 @@ class State:
 
     ruleset: Ruleset
     players: int
-    source: CardSource
+    source: CardSource | PartialCards  # PartialCards: the fair deal, one seat's knowledge
     round_no: int
     dealer: int
     phase: Phase
