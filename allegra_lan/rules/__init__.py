@@ -7,11 +7,14 @@
     True
 """
 
-from .cards import CardSource, FixedCards, SeededCards
+from .cards import (
+    HIDDEN, CardSource, FixedCards, NeedValues, PartialCards, PileInfo, RevealRequest,
+    SeededCards, ValueConflict,
+)
 from .effects import Effect
 from .engine import (
-    IllegalMove, apply, area_slots, closed_in_display, is_over, legal_moves, new_game,
-    play, round_scores, to_act, winners,
+    IllegalMove, apply, area_slots, closed_in_display, is_over, legal_moves, needed,
+    new_game, play, round_scores, to_act, winners,
 )
 from .moves import (
     Discard, DrawFromDeck, Exchange, Give, Move, MoveError, PeekCard, PeekLine, Place,
@@ -26,8 +29,9 @@ from .state import HOLE, Decision, DecisionKind, Phase, RoundResult, State, stat
 from .view import CardView, HandCard, SeatView, full_view, view
 
 __all__ = [
-    "CardSource", "FixedCards", "SeededCards", "Effect", "IllegalMove", "apply",
-    "area_slots", "closed_in_display", "is_over", "legal_moves", "new_game", "play",
+    "HIDDEN", "CardSource", "FixedCards", "NeedValues", "PartialCards", "PileInfo",
+    "RevealRequest", "SeededCards", "ValueConflict", "Effect", "IllegalMove", "apply",
+    "area_slots", "closed_in_display", "is_over", "legal_moves", "needed", "new_game", "play",
     "round_scores", "to_act", "winners", "Discard", "DrawFromDeck", "Exchange", "Give",
     "Move", "MoveError", "PeekCard", "PeekLine", "Place", "ReplaceOpen", "Slot", "Swap",
     "TakeDiscard", "TurnUp", "describe_move", "move_from_dict", "move_name",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Sequence
 
-from .cards import CardSource, SeededCards
+from .cards import HIDDEN, CardSource, NeedValues, PartialCards, RevealRequest, SeededCards
 from . import geometry
 from .clearing import resolve
 from .effects import (
@@ -35,10 +35,12 @@ class IllegalMove(ValueError):
 
 
 def new_game(ruleset: Ruleset, seats: int, seed: bytes | None = None,
-             source: CardSource | None = None) -> State:
+             source: CardSource | PartialCards | None = None) -> State:
     """A game of `seats` players, dealt for round 0 and waiting for the first turn-up (R3).
 
-    Give a 32-byte `seed` (values from the seeded shuffle) or a `source`.
+    Give a 32-byte `seed` (values from the seeded shuffle) or a `source`: a CardSource
+    that knows every value, or a PartialCards (the fair deal: this seat's knowledge only;
+    `apply` then raises NeedValues until the values a move shows have been learned).
     """
     ruleset.check_players(seats)
     if source is None:
@@ -49,6 +51,7 @@ def new_game(ruleset: Ruleset, seats: int, seed: bytes | None = None,
     s.ruleset = ruleset
     s.players = seats
     s.source = source
+    s.fair = getattr(source, "fair", False) is True
     s.totals = [0] * seats
     s.results = ()
     s.effects = []
@@ -343,10 +346,37 @@ def _check_slot(s: State, slot: Slot, allowed: list[Slot], where: str) -> None:
 
 
 def _reveal(s: State, card: int, at: Slot | None) -> None:
-    """Read a card's value (the only place the engine asks the card source) and show it to all."""
+    """Read a card's value and show it to all (the one public reveal of the rules)."""
     if s.known[card] is None:
-        s.known[card] = s.source.value(s.round_no, card)
+        if s.fair:
+            s.known[card] = _ask(s, [RevealRequest(s.round_no, card)])[0]
+        else:
+            s.known[card] = s.source.value(s.round_no, card)  # type: ignore[union-attr]
     s.effects.append(Revealed(card, s.known[card], at))  # type: ignore[arg-type]
+
+
+def _ask(s: State, requests: Sequence[RevealRequest]) -> list[int | None]:
+    """The values of a partial source (None: a private reveal to another seat); NeedValues
+    naming every request still missing. Asking all of a move's reveals at once costs the
+    seats one exchange of shares instead of one per card."""
+    source: PartialCards = s.source  # type: ignore[assignment]
+    out: list[int | None] = []
+    missing = []
+    for r in requests:
+        v = source.reveal(r)
+        if v is None:
+            missing.append(r)
+        out.append(None if v is HIDDEN else v)  # type: ignore[arg-type]
+    if missing:
+        raise NeedValues(missing)
+    return out
+
+
+def _need(s: State, cards: Sequence[int]) -> None:
+    """Fair deal: stop the move at once (NeedValues) unless the public values of all of
+    `cards` that the move will show are known, so that one batch asks for all of them."""
+    if s.fair:
+        _ask(s, [RevealRequest(s.round_no, c) for c in cards if s.known[c] is None])
 
 
 def _draw_deck(s: State) -> int:
@@ -356,11 +386,27 @@ def _draw_deck(s: State) -> int:
             raise IllegalMove("the deck is empty and the discard pile cannot be reshuffled")
         top = s.discard.pop()
         s.reshuffles += 1
-        order = s.source.reshuffle(s.round_no, s.reshuffles, s.discard)
+        if s.fair:
+            order = _fresh_pile(s)
+        else:
+            order = s.source.reshuffle(s.round_no, s.reshuffles, s.discard)  # type: ignore[union-attr]
         s.deck = list(reversed(order))
         s.discard = [top]
         s.effects.append(Reshuffled(len(order)))
     return s.deck.pop()
+
+
+def _fresh_pile(s: State) -> list[int]:
+    """R8 under the fair deal: the pile (but its top) becomes a new pile of fresh card ids,
+    top first, whose order the seats' shuffle of its points decides; the old ids leave
+    play, so no id of the new deck names a card seen on the discard pile."""
+    values = [s.known[c] for c in s.discard]
+    if any(v is None for v in values):
+        raise AssertionError("a card on the discard pile has no public value")
+    first = len(s.known)
+    s.source.new_pile(s.round_no, s.reshuffles, first, values)  # type: ignore[union-attr]
+    s.known.extend([None] * len(values))
+    return list(range(first, first + len(values)))
 
 
 def _turn_up(s: State, m: TurnUp) -> None:
@@ -369,6 +415,8 @@ def _turn_up(s: State, m: TurnUp) -> None:
     _check_slot(s, m.at, _closed_slots(s, seat), "a closed card of your " + _region(s))
     card = _cell(s, m.at)
     s.up.add(card)
+    if s.fair and s.phase is Phase.REVEAL and not any(_has_closed(s, q) for q in s.reveal_queue[1:]):
+        _need(s, [card, s.deck[-1]])  # R3's last turn-up also starts the discard pile
     _reveal(s, card, m.at)
     resolve(s, [m.at])
     if s.phase is Phase.REVEAL:
@@ -431,6 +479,7 @@ def _place(s: State, m: Place) -> None:
         return
     i = _hand_index(s, m.card)
     _check_slot(s, m.at, _card_slots(s, s.active), "a card of your " + _region(s))
+    _need(s, [m.card, _cell(s, m.at)])
     s.hand.pop(i)
     old = _exchange_card(s, m.at, m.card, s.active)
     s.discard.append(old)
@@ -545,9 +594,18 @@ def _peek_card(s: State, m: PeekCard) -> None:
 
 
 def _peek(s: State, cards: list[int]) -> None:
-    """R23: the values go to the peeker alone; the engine reads them only for that seat."""
+    """R23: the values go to the peeker alone; the engine reads them only for that seat.
+
+    Fair deal: a private request to the peeker. Every engine waits until the shares it
+    needs are in (the peeker's: the values; the others': that the reveal happened), so
+    that every peer's public state moves on at the same event; only the peeker's source
+    holds the values, and nothing public reads them."""
     a = s.active
-    values = tuple(s.source.value(s.round_no, c) for c in cards)
+    if s.fair:
+        got = _ask(s, [RevealRequest(s.round_no, c, a) for c in cards])
+        values: tuple[int, ...] = () if any(v is None for v in got) else tuple(got)  # type: ignore[arg-type]
+    else:
+        values = tuple(s.source.value(s.round_no, c) for c in cards)  # type: ignore[union-attr]
     s.peeked[a] = s.peeked[a] | frozenset(cards)
     s.effects.append(Peeked(a, tuple(cards), values))
     _turn_up_or_continue(s)
@@ -556,7 +614,9 @@ def _peek(s: State, cards: list[int]) -> None:
 def peeked_value(state: State, seat: int, card: int) -> int | None:
     """The value `seat` saw of a closed `card` it peeked at, else None."""
     if card in state.peeked[seat]:
-        return state.source.value(state.round_no, card)
+        if state.fair:
+            return state.source.seen(state.round_no, card, seat)  # type: ignore[union-attr]
+        return state.source.value(state.round_no, card)  # type: ignore[union-attr]
     return None
 
 
@@ -603,6 +663,7 @@ def _place_given(s: State, m: Place) -> None:
     if m.card != given:
         raise IllegalMove(f"card #{m.card} is not the card you were given")
     _check_slot(s, m.at, _card_slots(s, k), "a card of your area")
+    _need(s, [given, _cell(s, m.at)])
     held = _exchange_card(s, m.at, given, k)
     s.knock = (k, given, held)
     resolve(s, [m.at])
@@ -625,6 +686,7 @@ def _exchange(s: State, m: Exchange) -> None:
     _check_slot(s, m.take, _card_slots(s, k), f"a card of seat {k}'s area")
     _check_slot(s, m.at, _card_slots(s, s.active), "a card of your area")
     z = _cell(s, m.take)
+    _need(s, [z, _cell(s, m.at)])
     _set(s, m.take, HOLE)
     s.up.discard(z)
     w = _exchange_card(s, m.at, z, s.active)
@@ -706,6 +768,7 @@ def round_scores(state: State) -> list[int]:
 
 def _end_round(s: State) -> None:
     # R9: every closed card is turned up; no clearing happens at this reveal.
+    _need(s, [c for g in s.grids for c in g.cells if c != HOLE and c not in s.up])
     for seat, g in enumerate(s.grids):
         for i, c in enumerate(g.cells):
             if c != HOLE and c not in s.up:
@@ -738,6 +801,16 @@ def _end_round(s: State) -> None:
     s.phase = Phase.OVER
     s.hand = []
     s.effects.append(GameEnded(winners(s)))
+
+
+def needed(state: State, move: Move) -> tuple[RevealRequest, ...]:
+    """The values `move` waits for now (the first batch; () when it can be applied). Only a
+    fair-deal state ever waits; an illegal move raises IllegalMove as `apply` does."""
+    try:
+        apply(state, move)
+    except NeedValues as e:
+        return e.requests
+    return ()
 
 
 def play(state: State, moves: Sequence[Move]) -> State:

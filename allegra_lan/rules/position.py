@@ -102,6 +102,7 @@ def build(
     s.turn = 0
     s.round_cleared = 0
     s.sealed = False
+    s.fair = False
     s.effects = []
     s.memo = {}
     _begin_turn(s)

@@ -1,9 +1,11 @@
 """The state of a game: plain data that only the engine changes, by copying.
 
 `apply` clones a state and changes the clone, so a state a caller holds never
-changes under it. The hidden values live in the CardSource, not here: a state
-records where every card id lies, which are face up, and the values the rules
-have revealed (to all, or by a peek to one seat).
+changes under it. The hidden values live in the card source, not here: a state
+records where every card id lies, which are face up, the values the rules have
+revealed to all, and which cards each seat peeked at; a peeked value is only in
+the source (under the fair deal, only in the peeker's), so the state and its
+hash are public knowledge.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from dataclasses import dataclass
 from enum import IntEnum, StrEnum
 from typing import Any
 
-from .cards import CardSource
+from .cards import CardSource, PartialCards
 from .effects import Effect
 from .ruleset import Ruleset, Variant
 
@@ -132,12 +134,12 @@ class State:
         "grids", "up", "known", "peeked", "deck", "discard", "cleared", "hand",
         "draws", "draw_limit", "first_from_deck", "reveal_queue", "ender",
         "final_lap", "totals", "results", "knock", "reshuffles", "turn",
-        "round_cleared", "sealed", "effects", "memo",
+        "round_cleared", "sealed", "fair", "effects", "memo",
     )
 
     ruleset: Ruleset
     players: int
-    source: CardSource
+    source: CardSource | PartialCards  # PartialCards: the fair deal, one seat's knowledge
     round_no: int
     dealer: int
     phase: Phase
@@ -163,6 +165,7 @@ class State:
     turn: int  # turns begun in this round
     round_cleared: int
     sealed: bool  # Grande R24: a 13 acted this turn, so no closed card is turned up until it ends
+    fair: bool  # the fair deal: the source knows only this seat's share of the values
     effects: list[Effect]  # what the last move caused
     memo: dict[Any, Any]  # per-round memo of immutable view parts, shared by clones (not state)
 
@@ -196,6 +199,7 @@ class State:
         s.turn = self.turn
         s.round_cleared = self.round_cleared
         s.sealed = self.sealed
+        s.fair = self.fair
         s.effects = []
         s.memo = self.memo
         return s
@@ -225,8 +229,9 @@ class State:
             tuple(self.totals),
             tuple((r.round_no, r.ender, r.raw, r.scores, r.doubled) for r in self.results),
             self.knock, self.reshuffles, self.turn, self.round_cleared,
-        ) + (("sealed",) if self.sealed else ())  # R24's flag, added later: absent when unset
-        # (so the hash of every state that never had it is the hash it always had)
+        ) + (("sealed",) if self.sealed else ()) + (("fair",) if self.fair else ())
+        # R24's flag and the fair deal's, added later: absent when unset (so the hash of
+        # every state that never had them is the hash it always had)
 
 
 def state_hash(state: State) -> str:

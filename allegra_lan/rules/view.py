@@ -160,13 +160,23 @@ def view(state: State, seat: int) -> SeatView:
 
 
 def full_view(state: State) -> SeatView:
-    """Every card shown (organisers' `--all`): a view from nobody's seat with all values."""
+    """Every card shown (organisers' `--all`): a view from nobody's seat with all values.
+
+    Of a fair-deal state it shows what that engine's source knows (public values and its
+    own seat's peeks), None for the rest: no engine of a fair deal knows more."""
     v = view(state, 0)
+    if state.fair:
+        source = state.source
+
+        def value(c: int) -> int | None:
+            return state.known[c] if state.known[c] is not None else source.known(state.round_no, c)  # type: ignore[union-attr]
+    else:
+        def value(c: int) -> int | None:
+            return state.source.value(state.round_no, c)  # type: ignore[union-attr]
     displays = tuple(
         tuple(
             tuple(
-                None if c == HOLE else CardView(
-                    c, state.source.value(state.round_no, c), c in state.up, False)
+                None if c == HOLE else CardView(c, value(c), c in state.up, False)
                 for c in g.cells[r * g.cols:(r + 1) * g.cols]
             )
             for r in range(g.rows)
