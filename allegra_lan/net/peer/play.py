@@ -4,6 +4,7 @@ and their windows (a part of `Peer`: its methods run on a Peer)."""
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ...bots.base import Bot
@@ -96,7 +97,8 @@ class Playing:
             lobby = self.lobby
             if lobby is not None and lobby.host == self.me and lobby.all_ready():
                 self._claim_seats()
-                self._publish(self._sign(0, "genesis", lobby.genesis().body()))
+                genesis = replace(lobby.genesis(), started=self.wall_ms())  # signed results
+                self._publish(self._sign(0, "genesis", genesis.body()))
                 return True
             return False
         if not self.players:
@@ -107,6 +109,12 @@ class Playing:
             return False
         stage = t.stage()
         sp = self.players[seat]
+        owed = t.owed()
+        if owed is not None:
+            # Owed (a round's result): written at once, for a person's seat as for a bot's;
+            # neither is asked, and no pace: the log waits for it.
+            self._publish(self._sign(owed.seat, owed.kind, owed.body_at(self.wall_ms())))
+            return True
         if stage is Stage.PLAY and sp.bot is None:
             return False  # a person's move: the terminal client calls `play_move`
         if stage is Stage.ACCEPT:
