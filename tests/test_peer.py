@@ -28,7 +28,8 @@ from allegra_lan.net.peer import (
     BURST, HOST_TIMEOUT, PING_EVERY, SILENCE, Peer, ResumeError, SeatSpec,
 )
 from allegra_lan.net.seats_file import check_seats
-from allegra_lan.rules import ruleset_for
+from allegra_lan.rules import legal_moves, ruleset_for
+from allegra_lan.table import Stage
 
 TABLE = b"\x11" * 16
 
@@ -488,3 +489,36 @@ def test_a_pause_note_promises_a_takeover_only_where_one_can_happen(players: int
     assert waits, notes
     assert all(("may let a bot take" in n) is promise for n in waits), waits
     assert all(("the game waits for its player" in n) is not promise for n in waits), waits
+
+
+def test_a_persons_result_is_signed_by_its_peer_at_once_without_asking_the_person() -> None:
+    """Issue 13: the round's results are owed events. The peer writes them itself the moment
+    the table says they are owed, for the person's seat as for the bot's; the person is asked
+    only for moves (`play_move`), and its result is signed with its own key, fsynced first."""
+    me = ident("player")
+    peer = Peer.host(me, variant="grande", players=2, table_name="t",
+                     seats=[SeatSpec("ann", None), SeatSpec("bot", "greedy")], table_id=TABLE,
+                     entropy=entropy("player"), options={"rounds": 2})
+    disk = Disk()
+    disk.take(peer.listening(0.0, "10.0.0.1", 4000))
+    disk.take(peer.set_ready(0.0, True))  # the person is ready: the genesis comes
+    now, asked = 0.0, 0
+    for _ in range(20_000):
+        if peer.gone:
+            break
+        t = peer.table
+        if t.stage() is Stage.PLAY and t.next_author() == 0:
+            disk.take(peer.play_move(now, 0, legal_moves(t.state)[0]))  # type: ignore[arg-type]
+            asked += 1
+        at = disk.take(peer.tick(now))
+        now = max(now, at) if at is not None else now + 1.0
+    t = peer.table
+    assert peer.finished() and peer.stopped is None and t.signs_results and len(t.results) == 2
+    assert asked == sum(1 for e in t.events if e.author == me.public and e.kind not in
+                        ("genesis", "accept", "commit", "reveal", "result"))
+    for signed in t.results:
+        assert [e.author for e in signed] == t.keys  # seat 0 (the person's key), then the bot's
+    synced = {e for e, sync in disk.events if sync}
+    assert all(e.signed in synced for r in t.results for e in r)
+    assert t.genesis is not None and t.genesis.started == peer.epoch_ms  # the clock at now 0
+    assert all(e.body["at"] >= t.genesis.started for r in t.results for e in r)
