@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from nacl.signing import SigningKey
 
 from allegra_lan.bots.registry import make_bot
 from allegra_lan.local import LocalGame, Player, simulated_setup
@@ -28,7 +29,8 @@ from allegra_lan.net.framing import MAX_FRAME, encode_frame
 from allegra_lan.rules import legal_moves, ruleset_from_dict, ruleset_for, to_act, view
 from allegra_lan.sim.disk import Disk
 from allegra_lan.sim.invariants import (
-    Outcome, check_finished, check_logs, check_prefix, check_takeovers, check_verify,
+    Outcome, check_disagreements, check_finished, check_logs, check_prefix, check_takeovers,
+    check_verify,
 )
 from allegra_lan.sim.net import Clock, LinkSpec, Network
 from allegra_lan.sim.scenario import FAULT_KINDS, Options, scenario
@@ -707,3 +709,42 @@ def test_a_power_cut_that_takes_the_play_back_to_the_ceremony_disturbs_its_start
             failed += [f"stream {stream}, gone at seq {at}: {f}" for f in judge(w).failures]
     assert failed == []
     assert gave_up >= 1
+
+
+# ---------------------------------------------------------------- signed results (issue 13)
+
+
+def test_the_results_checker_wants_one_proof_everywhere_naming_the_forger() -> None:
+    KEY, GAME = SigningKey(bytes(range(32))), bytes(16)
+    proof = sign_event(KEY, game=GAME, seq=9, prev=bytes(32), kind="result",
+                       body={"round": 0, "hash": bytes(16), "scores": [1], "totals": [1],
+                             "at": 1_800_000_000_000}).signed
+    other = sign_event(KEY, game=GAME, seq=9, prev=bytes(32), kind="result",
+                       body={"round": 0, "hash": b"x" * 16, "scores": [1], "totals": [1],
+                             "at": 1_800_000_000_000}).signed
+    why = f"result: seat 1 (b) signed round 1 with state hash {'0' * 32}, this engine's is {'ab' * 16}"
+    assert check_disagreements({"a": proof, "b": proof}, {"a": why, "b": why}, forger_seat=1) == []
+    assert check_disagreements({"a": None, "b": None}, {}, forger_seat=None) == []
+    assert check_disagreements({"a": proof}, {"a": why}, forger_seat=None) == \
+        ["a holds a disagreement proof with no forged result"]
+    assert check_disagreements({"a": proof, "b": None}, {"a": why}, forger_seat=1) == \
+        ["b hold no disagreement proof while a seat forged a result"]
+    assert check_disagreements({"a": proof, "b": other}, {"a": why, "b": why}, forger_seat=1) == \
+        ["different disagreement proofs: 2 distinct events"]
+    assert check_disagreements({"a": proof}, {"a": why}, forger_seat=2) == \
+        [f"a stopped with {why!r}, not naming seat 2 and both hashes"]
+
+
+def test_a_forged_result_stops_every_honest_peer_with_the_same_proof_naming_the_seat() -> None:
+    """Seed 82 (5 seats): node 0 loses power and the others hand its seat 0 to a bot that
+    the forged-result adversary (node 3) runs; that bot signs round 1's result of seat 0 with
+    a wrong state hash, with seat 0's new key. Every honest peer refuses it, stops naming
+    seat 0 and both hashes, and holds the same signed result as its proof (the `results`
+    invariant); the adversary's own peer holds a fork of its own making."""
+    r = run_seed(82, verbose=True)
+    assert r.ok, r.failures
+    assert r.facts["takeover"] >= 1 and r.checks["results"] == 1
+    assert any("adversary 3 signs a forged result for seat 0" in line for line in r.trace)
+    stops = {line.split(" done (stopped: ", 1)[1] for line in r.trace if " done (stopped: result: " in line}
+    assert len(stops) == 1 and next(iter(stops)).startswith("result: seat 0 (p0) signed round 1 with state hash ")
+    assert sum(" done (stopped: result: seat 0 " in line for line in r.trace) == 3
