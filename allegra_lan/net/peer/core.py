@@ -49,7 +49,7 @@ from ...log.envelope import Event, EventError, decode_event
 from ...log.identity import Identity, fingerprint
 from ...rules import Decision, Move, Variant, ruleset_for, ruleset_from_dict
 from ...log.results import RESULT
-from ...table import CEREMONY_STAGES, TAKEOVER, Fork, Refused, Stage, Table
+from ...table import CEREMONY_STAGES, TAKEOVER, Fork, Refused, Table
 from ...text import one_line
 from ..actions import (
     Action, Changed, Close, Dial, Done, KeepDisagreement, KeepFork, Note, Persist, Rewrite, Send,
