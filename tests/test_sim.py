@@ -570,8 +570,11 @@ def test_an_end_no_majority_confirmed_is_not_reported_as_the_end() -> None:
     moves ended the game. It lingered, heard nothing, and said "finished", while node 0 (2 of
     3 seats) took its seat over at that seq and finished another ending: two replays, both
     "finished", different results. Node 1 now stops with the end in doubt (exit 1 in the
-    CLI), and is judged by its log's prefix."""
-    r = pinned(102136, verbose=True)
+    CLI), and is judged by its log's prefix. With signed results (issue 13) 102136 plays
+    another game; seed 158867 meets the case under today's rules (Grande, 3 seats, node 0 runs
+    two): the partition comes as node 1 signs the last result, seat 2's, which ends the game
+    for node 1 alone; node 0 gives seat 2 to a bot, whose result ends its own copy."""
+    r = run_seed(158867, verbose=True)
     assert r.ok, r.failures
     assert r.facts["takeover"] >= 1
     assert any("node 1 done (stopped: the end was never confirmed by" in line
