@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import hashlib
 import os
+import random
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 
+from allegra_lan.log.ceremony import commitment
 from allegra_lan.log.codec import decode
 from allegra_lan.log.envelope import decode_event, sign_event
 from allegra_lan.log.identity import Identity
@@ -27,9 +29,10 @@ from allegra_lan.net.lobby import Claim, Lobby
 from allegra_lan.net.peer import (
     BURST, HOST_TIMEOUT, PING_EVERY, SILENCE, Peer, ResumeError, SeatSpec,
 )
+from allegra_lan.net.peer.config import PAUSE_NOTE_EVERY
 from allegra_lan.net.seats_file import check_seats
 from allegra_lan.rules import legal_moves, ruleset_for
-from allegra_lan.table import Stage
+from allegra_lan.table import Stage, move_body
 
 TABLE = b"\x11" * 16
 
@@ -522,3 +525,51 @@ def test_a_persons_result_is_signed_by_its_peer_at_once_without_asking_the_perso
     assert all(e.signed in synced for r in t.results for e in r)
     assert t.genesis is not None and t.genesis.started == peer.epoch_ms  # the clock at now 0
     assert all(e.body["at"] >= t.genesis.started for r in t.results for e in r)
+
+
+def test_a_result_that_does_not_come_pauses_the_game_with_the_notes_of_a_missing_move() -> None:
+    """The guest's seat owes its result of the round and its peer sends nothing: the host's
+    person is told who the game waits for, as for a move that does not come."""
+    peer, guest = two_seats_one_person()
+    g = ident("guest")
+    now = 0.0
+
+    def from_guest(kind: str, body: dict[str, Any]) -> None:
+        t = peer.table
+        signed = sign_event(g.key, game=t.game or TABLE, seq=t.seq, prev=t.head, kind=kind,
+                            body=body).signed
+        peer.handle(now, guest, {"t": "events", "from": t.seq, "items": [signed]})
+
+    nonce = bytes(32)
+    rng = random.Random(7)  # seeded random play ends a round (the first legal move may loop)
+    for _ in range(20_000):
+        peer.tick(now)
+        t = peer.table
+        if t.stage() is Stage.RESULT and t.next_author() == 1:
+            break
+        seat = t.next_author()
+        if seat == 1:
+            stage = t.stage()
+            if stage is Stage.ACCEPT:
+                from_guest("accept", {})
+            elif stage is Stage.COMMIT:
+                from_guest("commit", {"commit": commitment(nonce)})
+            elif stage is Stage.REVEAL:
+                from_guest("reveal", {"nonce": nonce})
+            else:
+                kind, body = move_body(rng.choice(legal_moves(t.state)))  # type: ignore[arg-type]
+                from_guest(kind, body)
+        elif seat == 0 and t.stage() is Stage.PLAY:
+            peer.play_move(now, 0, rng.choice(legal_moves(t.state)))  # type: ignore[arg-type]
+        now += 0.01
+    t = peer.table
+    assert t.stage() is Stage.RESULT and t.next_author() == 1 and len(t.signing) == 1
+    assert t.signing[0].author == ident("person").public  # the person's result: written, not asked
+    notes: list[str] = []
+    start = now
+    while now < start + 2 * PAUSE_NOTE_EVERY + 0.5:
+        now += 0.5
+        peer.handle(now, guest, {"t": "ping"})  # the guest's peer is there, and says nothing
+        notes += [a.text for a in peer.tick(now) if isinstance(a, Note)]
+    assert f"waiting for bob (seat 1): thinking for {PAUSE_NOTE_EVERY:.0f} s" in notes, notes
+    assert t.seq == peer.table.seq  # nothing moved meanwhile

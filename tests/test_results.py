@@ -230,3 +230,17 @@ def test_a_signed_result_of_any_body_is_taken_or_refused_never_an_error(body: An
         assert e.fault == "result" and "\n" not in e.reason
     else:
         assert t.next_author() == 1
+
+
+def test_a_seat_whose_peer_is_away_when_its_result_is_due_may_be_taken_over() -> None:
+    """net/takeover.py: the seats that stay propose a takeover where a missing seat must write,
+    its result as well as its move (more than half of the table staying, as always)."""
+    from allegra_lan.net.takeover import seats_to_take
+
+    g = signed_game("grande", 3)
+    t = at_first_result(g)
+    t.append(result_of(g, t, 0))  # seat 1 owes the next result
+    run = {0: b"a" * 32, 1: b"b" * 32, 2: b"c" * 32}
+    assert seats_to_take(t, run, {b"a" * 32, b"c" * 32}) == [1]
+    assert seats_to_take(t, run, {b"a" * 32, b"b" * 32}) == []  # seat 2 is away, but 1 owes
+    assert seats_to_take(t, run, {b"a" * 32}) == []  # two of three away: no majority stays
