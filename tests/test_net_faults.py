@@ -282,6 +282,9 @@ def test_a_result_that_disagrees_stops_every_honest_peer_naming_the_seat_and_bot
         v = p.verdict()
         assert v.ok and not v.finished, f"{p.label}: {v}"
         assert p.returned_at is not None
+        # Passing the proof on is no fault: no honest peer blames the other for it.
+        others = [q.fp for q in wrong_result.honest if q is not p]
+        assert not [line for line in node.faults if any(fp in line for fp in others)], node.faults
     assert len(reasons) == 1  # one stop, one proof, on every honest peer
 
 

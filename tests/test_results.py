@@ -244,3 +244,19 @@ def test_a_seat_whose_peer_is_away_when_its_result_is_due_may_be_taken_over() ->
     assert seats_to_take(t, run, {b"a" * 32, b"c" * 32}) == [1]
     assert seats_to_take(t, run, {b"a" * 32, b"b" * 32}) == []  # seat 2 is away, but 1 owes
     assert seats_to_take(t, run, {b"a" * 32}) == []  # two of three away: no majority stays
+
+
+def test_a_replica_keeps_a_disagreement_as_the_proof_and_blames_no_one_for_passing_it_on() -> None:
+    """net/sync.py: a signed result this engine refuses is the game's stop, not the fault of the
+    peer that brought it (an honest peer passes the proof on in a `disagree` message)."""
+    from allegra_lan.net.sync import Replica
+
+    g = signed_game("grande", 3)
+    t = at_first_result(g)
+    r = Replica(t)
+    r.connected("relay")
+    bad = result_of(g, t, 0, hash=bytes(16))
+    out = r.received("relay", {"t": "events", "from": t.seq, "items": [bad]})
+    assert r.disagreement is not None and r.disagreement.event.signed == bad
+    assert r.faults == [] and t.seq == len(AT_RESULT)
+    assert [m["t"] for _, m in out] == ["refused"]  # the sender hears why, as for any refusal

@@ -416,8 +416,13 @@ class Replica:
             # Honest relaying, not the sender's fault: we ask for it again with a `have`
             # if the takeover is called off.
             return
-        if isinstance(r, Disagreement) and self.disagreement is None:
-            self.disagreement = r  # the proof: the peer stops the game (Peer.tick)
+        if isinstance(r, Disagreement):
+            # The proof: the peer stops the game (Peer.tick), naming the seat that signed it.
+            # Not a fault of whoever sent it: an honest peer passes the proof on (`disagree`).
+            if self.disagreement is None:
+                self.disagreement = r
+            out.append((peer, _refusal(r.seq, r.reason, r.fault)))
+            return
         reason = f"sent ahead of its time (seq {seq} was not due yet): {r.reason}" if early else r.reason
         self._fault(peer, r.seq if r.seq is not None else seq, reason, r.fault)
         out.append((peer, _refusal(r.seq, r.reason, r.fault)))
