@@ -109,11 +109,7 @@ class Playing:
             return False
         stage = t.stage()
         sp = self.players[seat]
-        owed = t.owed()
-        if owed is not None:
-            # Owed (a round's result): written at once, for a person's seat as for a bot's;
-            # neither is asked, and no pace: the log waits for it.
-            self._publish(self._sign(owed.seat, owed.kind, owed.body_at(self.wall_ms())))
+        if self._write_owed():
             return True
         if stage is Stage.PLAY and sp.bot is None:
             return False  # a person's move: the terminal client calls `play_move`
@@ -127,6 +123,17 @@ class Playing:
             return self._play(seat)
         else:
             return False
+        return True
+
+    def _write_owed(self: Peer) -> bool:
+        """The event the table says one of our seats owes now (log/results.py `Owed`: a
+        round's result; issue 12's deal shares will be owed too), signed and sent at once:
+        for a person's seat as for a bot's, neither asked, and no pace, since the log waits
+        for it. Whether one was written."""
+        owed = self.table.owed()
+        if owed is None or owed.seat not in self.players:
+            return False
+        self._publish(self._sign(owed.seat, owed.kind, owed.body_at(self.wall_ms())))
         return True
 
     def _play(self: Peer, seat: int) -> bool:
