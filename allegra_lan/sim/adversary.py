@@ -29,6 +29,7 @@ from ..net.messages import MESSAGES
 from ..rules import Give, legal_moves, move_from_dict
 from ..log.results import RESULT
 from ..table import SETUP_KINDS, move_body
+from .scenario import FORGED_RESULT
 from .wire import encode_message, oversize_header, raw_frame
 
 if TYPE_CHECKING:
@@ -372,7 +373,7 @@ def make_attack(kind: str, variant: str, world: "World", node: "SimNode", rng: r
     cls = _KINDS[kind]
     if cls is Withholding:
         return Withholding(world, node, rng, strike_seq, count, variant=variant or "silent")
-    if cls is Forged and variant == "result":
+    if cls is Forged and variant == FORGED_RESULT:
         return ForgedResult(world, node, rng, strike_seq, count)
     return cls(world, node, rng, strike_seq, count)
 

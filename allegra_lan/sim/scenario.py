@@ -17,6 +17,7 @@ from ..rules.ruleset import Variant
 from .net import LinkSpec
 
 NETWORK_FAULTS = ("cut", "stall", "partition", "duplicate", "kill", "powercut", "gone")
+FORGED_RESULT = "result"  # the sub-kind of `forged` that signs a wrong round result
 ADVERSARIES = ("forged", "replayed", "malformed", "oversized", "flooding", "forking", "withholding")
 FAULT_KINDS = NETWORK_FAULTS + ADVERSARIES
 STRANGER_KINDS = ("replayed", "malformed", "oversized", "flooding")  # a stranger may do these
@@ -186,7 +187,7 @@ def scenario(seed: int, options: Options = Options()) -> Scenario:
                 random.Random(f"allegra-lan/sim/forged/result/{seed}").random() < 0.5:
             # Drawn aside, so that every other part of a seed's scenario draws as it did (and
             # the pinned forged seed of tests/test_sim.py, 103094, keeps its signature attack).
-            variant_of = "result"
+            variant_of = FORGED_RESULT
     nodes = tuple(NodePlan(i, tuple(seat_lists[i]), adversary if i == adv_index else None,
                            variant_of if i == adv_index else "")
                   for i in range(n_nodes))
