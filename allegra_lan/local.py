@@ -5,15 +5,23 @@ through a `Table`, exactly as a networked game would be, so a local game's
 replay verifies like any other. The seed ceremony runs too, with each seat's
 nonce made here: `simulate` derives the nonces from its --seed so that its
 replays are reproducible byte for byte; `play` uses fresh random ones.
+
+Given a `clock` (ms since the epoch, UTC), the game is of the version with signed
+results: the genesis carries the start time and, the moment a round ends, every
+seat's result is signed and appended here, by the same path for a person's seat
+and a bot's (`write_owed`); nobody is asked. Without one (the golden replays, the
+tests' fixed logs) the log is of the older version, byte for byte as before.
 """
 
 from __future__ import annotations
 
-from allegra_lan.blake import blake2b
+import time
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 from nacl.signing import SigningKey
+
+from allegra_lan.blake import blake2b
 
 from .log.ceremony import Genesis, SeatInfo, commitment, derive_seed
 from .log.envelope import Event, sign_event
@@ -24,6 +32,12 @@ from .rules import Ruleset, State, to_act, winners
 from .rules.rng import seed_from_number
 from .rules.moves import Give, Move
 from .table import Table, move_body
+
+
+def wall_ms() -> int:
+    """This machine's clock in ms since the Unix epoch, UTC: what a local game signs as
+    its start and its results' times (`LocalGame(clock=...)`)."""
+    return time.time_ns() // 1_000_000
 
 
 @dataclass(frozen=True)
@@ -79,14 +93,17 @@ class LocalGame:
 
     def __init__(self, ruleset: Ruleset, players: Sequence[Player], *, game_id: bytes,
                  nonces: Sequence[bytes], table_name: str = "local table",
-                 writer: ReplayWriter | None = None) -> None:
+                 writer: ReplayWriter | None = None,
+                 clock: Callable[[], int] | None = None) -> None:
         if len(nonces) != len(players):
             raise ValueError("one nonce per seat")
         self.players = list(players)
         self.table = Table()
         self.writer = writer
+        self.clock = clock
         genesis = Genesis(table_name, ruleset.to_dict(),
-                          tuple(SeatInfo(p.name, p.identity.public) for p in players))
+                          tuple(SeatInfo(p.name, p.identity.public) for p in players),
+                          None if clock is None else clock())
         self._emit(0, "genesis", genesis.body(), game_id)
         for i in range(len(players)):
             self._emit(i, "accept", {}, game_id)
@@ -126,7 +143,16 @@ class LocalGame:
         if isinstance(move, Give) and knock is None:
             knock = self.knock(move.to)
         kind, body = move_body(move, knock)
-        return self._emit(d.seat, kind, body, self.game_id)
+        ev = self._emit(d.seat, kind, body, self.game_id)
+        self.write_owed()
+        return ev
+
+    def write_owed(self) -> None:
+        """Every event the table says a seat owes now (a round's results), signed at once by
+        that seat, whoever plays it: a person is never asked for one, nor is a bot."""
+        while (owed := self.table.owed()) is not None:
+            assert self.clock is not None  # only a log with a start time owes results
+            self._emit(owed.seat, owed.kind, owed.body_at(self.clock()), self.game_id)
 
     def result_tags(self) -> dict[str, str]:
         """The Result tag: totals per seat and the winners, or `*` while unfinished."""
@@ -161,7 +187,7 @@ def log_tags(table: Table) -> dict[str, str]:
     tags["Table"] = g.table
     for i, s in enumerate(g.seats):
         tags[f"Seat{i}"] = f"{s.name} {fingerprint(s.key)}"
-    if table.state is not None and to_act(table.state) is None:
+    if table.state is not None and table.over:
         tags.update(result_tags(table.state))
     else:
         tags["Result"] = "*"

@@ -21,7 +21,7 @@ from .bots.registry import bot_names
 from .files import FileRefused, open_regular
 from .log.identity import Identity, IdentityError, data_dir, load_or_create, profile_name
 from .netargs import resume_command
-from .rules import RulesetError, ruleset_for, to_act
+from .rules import RulesetError, ruleset_for
 from .usage import CommandError
 
 
@@ -133,7 +133,7 @@ def _report(node, interface: str | None = None) -> int:  # type: ignore[no-untyp
     ended = state is not None and node.done.is_set() and node.stopped is None
     if node.writer is not None:
         print(f"replay: {node.writer.path}")
-        if interface is not None and node.replica.fork is None and (state is None or to_act(state) is not None):
+        if interface is not None and node.replica.fork is None and not node.table.over:
             print(f"to go on with this game: {resume_command(node.writer.path, interface, profile_name())}")
     if node.faults:
         print(f"{len(node.faults)} refused message(s) from peers (see above)")

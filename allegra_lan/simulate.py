@@ -17,7 +17,7 @@ from typing import Sequence
 
 from allegra_lan.bots.driver import ACTION_VALUES, GameStats, play_game
 from allegra_lan.bots.registry import bot_names
-from allegra_lan.local import LocalGame, Player, SimulatedSetup, log_tags, simulated_setup
+from allegra_lan.local import LocalGame, Player, SimulatedSetup, log_tags, simulated_setup, wall_ms
 from allegra_lan.files import WriteFailed
 from allegra_lan.log.replay import ReplayWriter
 from allegra_lan.rules.ruleset import Ruleset, RulesetError, Variant, ruleset_for
@@ -137,7 +137,7 @@ def _recorded_game(ruleset: Ruleset, args: SimulateArgs, g: int, names: Sequence
     players = [Player(f"{name}-{seat}", setup.identities[seat]) for seat, name in enumerate(names)]
     path = replay_path(args, g)
     game = LocalGame(ruleset, players, game_id=setup.game_id, nonces=setup.nonces,
-                     table_name=f"simulate {args.seed}")
+                     table_name=f"simulate {args.seed}", clock=wall_ms)
     # The header carries every tag the genesis fixes from its first byte on, so a file
     # cut short by a crash still verifies as an unfinished game.
     tags = {"Event": f"allegra simulate --seed {args.seed}, game {g + 1}", "Site": "allegra-lan",

@@ -9,6 +9,13 @@ judge a log the same way.
 Every body is checked against its kind's schema (log/bodies.py) before any
 reader looks inside it, so whatever bytes a validly signed event carries,
 `append` returns or raises `Refused`: nothing else (issue 9, finding 2).
+
+A log whose genesis carries `started` (issue 13) also holds, after each round's
+last move, every seat's signed `result` of that round (log/results.py): the
+table knows what each must say (`owed`), takes only the very result its own
+engine computed, and refuses any other as a `Disagreement`, the proof that the
+signer's engine (or its honesty) parts from ours. An older log has no results
+and folds exactly as it always did.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from .log.ceremony import (
 )
 from .log.envelope import MAX_SEQ, NO_PREV, Event, EventError, decode_event, event_id
 from .log.knock import KnockError, check_knock
+from .log.results import CLOCK_SKEW, RESULT, Owed, RoundClaim
 from .log.schema import SchemaError
 from .log.takeover import ConsentError, check_consent, read_seats
 from .names import name_of as seat_name
@@ -49,6 +57,7 @@ class Stage(StrEnum):
     COMMIT = "commit"
     REVEAL = "reveal"
     PLAY = "play"
+    RESULT = "result"  # every seat signs the round that just ended (log/results.py)
     OVER = "over"
 
 
@@ -64,6 +73,20 @@ class Refused(ValueError):
         self.reason = reason
         self.fault = fault
         super().__init__(f"seq {seq}: {reason}" if seq is not None else reason)
+
+
+class Disagreement(Refused):
+    """A signed result, by the seat that owes it, that is not the one our engine computed:
+    the signer's engine (or its honesty) parts from ours. The signed `event` is the proof
+    anyone holding the log before it can recheck; `ours` and `theirs` are the two state
+    hashes (hex). The game cannot go on: the seat's result is owed and it signed another."""
+
+    def __init__(self, event: Event, seat: int, reason: str, ours: str, theirs: str) -> None:
+        super().__init__(event.seq, reason, fault="result")
+        self.event = event
+        self.seat = seat
+        self.ours = ours
+        self.theirs = theirs
 
 
 class Fork(Refused):
@@ -88,6 +111,11 @@ class Table:
     state: State | None = None
     keys: list[bytes] = field(default_factory=list)  # each seat's key now (a takeover changes it)
     played_by: list[int] = field(default_factory=list)  # the seat whose player writes for each seat
+    # Signed results (logs whose genesis has `started`): the round whose results are being
+    # signed now and the events taken for it, and every round's results once all are in.
+    claim: RoundClaim | None = None
+    signing: list[Event] = field(default_factory=list)
+    results: list[tuple[Event, ...]] = field(default_factory=list)
     _ids: set[bytes] = field(default_factory=set, repr=False)  # ids of the events held
 
     # ------------------------------------------------------------ reading
@@ -122,7 +150,20 @@ class Table:
         if self.seq <= 3 * n:
             return Stage.REVEAL
         assert self.state is not None
+        if self.claim is not None:
+            return Stage.RESULT
         return Stage.OVER if to_act(self.state) is None else Stage.PLAY
+
+    @property
+    def over(self) -> bool:
+        """The log reaches the game's end: every round played (and, in a log with signed
+        results, every seat's result of the last round taken)."""
+        return self.genesis is not None and self.stage() is Stage.OVER
+
+    @property
+    def signs_results(self) -> bool:
+        """Whether this log is of the version with signed results (its genesis has `started`)."""
+        return self.genesis is not None and self.genesis.started is not None
 
     def next_author(self) -> int | None:
         """The seat that must write the next event (None before the genesis and at the end)."""
@@ -132,8 +173,27 @@ class Table:
         n = self.players
         if st in CEREMONY_STAGES:
             return (self.seq - 1) % n
+        if st is Stage.RESULT:
+            return len(self.signing)
         d = to_act(self.state)  # type: ignore[arg-type]
         return None if d is None else d.seat
+
+    def owed(self) -> Owed | None:
+        """The event the log needs next if it is one a seat *owes*: one its peer writes at
+        once, itself, without asking the seat's player or bot (a round's result; issue 12's
+        deal shares will be owed too). None when the next event is a decision or setup."""
+        if self.claim is None or self.genesis is None or self.genesis.started is None:
+            return None
+        return Owed(len(self.signing), RESULT, self.claim.body(), self.genesis.started)
+
+    def times(self) -> tuple[int | None, int | None]:
+        """(started, ended) in ms since the epoch: the genesis's start, and the latest clock of
+        the last round's results once the game is over (None where the log has none)."""
+        started = self.genesis.started if self.genesis is not None else None
+        ended = None
+        if self.over and self.results:
+            ended = max(ev.body["at"] for ev in self.results[-1])
+        return started, ended
 
     def holds(self, event_id: bytes) -> bool:
         """Whether the log holds the event with this id."""
@@ -250,8 +310,16 @@ class Table:
                 raise Refused(ev.seq, "the game is over", fault="over")
             if ev.kind == TAKEOVER:
                 self._takeover(ev)
+            elif st is Stage.RESULT:
+                self._result(ev)
             else:
+                rounds = len(self.state.results) if self.state is not None else 0
                 self._move(ev)
+                assert self.state is not None
+                if self.signs_results and len(self.state.results) > rounds:
+                    r = self.state.results[-1]
+                    self.claim = RoundClaim(r.round_no, bytes.fromhex(state_hash(self.state)),
+                                            r.scores, r.totals)
         except (SetupError, RulesetError) as e:
             raise Refused(ev.seq, str(e), fault="setup") from None
 
@@ -291,6 +359,43 @@ class Table:
             raise Refused(ev.seq, f"illegal move ({describe_move(move)}): {e}", fault="illegal") from None
 
 
+    def _result(self, ev: Event) -> None:
+        """The next seat's signed result of the round that just ended: exactly what our
+        engine computed (else a Disagreement), at a sane time not before the start."""
+        assert self.claim is not None and self.genesis is not None and self.genesis.started is not None
+        seat = len(self.signing)
+        c = self.claim
+        self._expect_author(ev, seat, f"the result of round {c.round + 1} at seq {ev.seq}")
+        if ev.kind != RESULT:
+            raise Refused(ev.seq, f"seat {seat}'s result of round {c.round + 1} is due here, "
+                                  f"not a {ev.kind}", fault="result")
+        self._check_body(ev, "result", "result: ")
+        b = ev.body
+        ours, theirs = c.hash.hex(), b["hash"].hex()
+        if (b["round"], b["hash"], tuple(b["scores"]), tuple(b["totals"])) != \
+                (c.round, c.hash, c.scores, c.totals):
+            who = f"seat {seat} ({self.name_of(ev.author)})"
+            diff = []
+            if b["round"] != c.round:
+                diff.append(f"round {b['round'] + 1} for {c.round + 1}")
+            if tuple(b["scores"]) != c.scores:
+                diff.append(f"scores {_nums(b['scores'])} for {_nums(c.scores)}")
+            if tuple(b["totals"]) != c.totals:
+                diff.append(f"totals {_nums(b['totals'])} for {_nums(c.totals)}")
+            more = f"; it signed {', '.join(diff)}" if diff else ""
+            raise Disagreement(ev, seat, f"result: {who} signed round {c.round + 1} with state "
+                                         f"hash {theirs}, this engine's is {ours}{more}",
+                               ours, theirs)
+        if b["at"] < self.genesis.started - CLOCK_SKEW:
+            raise Refused(ev.seq, f"result: seat {seat}'s clock ({b['at']}) is more than "
+                                  f"{CLOCK_SKEW // 1000} s before the game's start "
+                                  f"({self.genesis.started})", fault="result")
+        self.signing.append(ev)
+        if len(self.signing) == self.players:
+            self.results.append(tuple(self.signing))
+            self.signing = []
+            self.claim = None
+
     def _takeover(self, ev: Event) -> None:
         """Every seat not taken signed its consent to give the taken seats these new keys,
         here and nowhere else; the seat that must act now is one of them (so the only
@@ -302,10 +407,10 @@ class Table:
         except ConsentError as e:
             raise Refused(ev.seq, f"takeover: {e}", fault="takeover") from None
         taken = {s for s, _ in seats}
-        d = to_act(self.state)
-        assert d is not None
-        if d.seat not in taken:
-            raise Refused(ev.seq, f"takeover: seat {d.seat}, which must act now, is not among the "
+        due = self.next_author()  # the seat to decide, or to sign its result
+        assert due is not None
+        if due not in taken:
+            raise Refused(ev.seq, f"takeover: seat {due}, which must act now, is not among the "
                                   "taken seats", fault="takeover")
         author = self.keys.index(ev.author) if ev.author in self.keys else None
         if author is None or author in taken:
@@ -368,6 +473,10 @@ def move_body(move: Move, knock: bytes | None = None) -> tuple[str, dict[str, An
             raise ValueError("a give event carries the receiver's signed knock")
         d["knock"] = knock
     return move_name(move), d
+
+
+def _nums(xs: Iterable[int]) -> str:
+    return " ".join(map(str, xs))
 
 
 def _peek_seq(signed: Any) -> int | None:

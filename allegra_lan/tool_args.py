@@ -102,6 +102,9 @@ def add_standings_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strict", action="store_true",
                         help="exit 1 if a file failed a check or copies of a game disagree "
                              "(unfinished games are still only listed)")
+    parser.add_argument("--signed", action="store_true",
+                        help="count only games whose results every seat signed (logs of the "
+                             "version with signed results); the others are listed as left out")
     parser.add_argument("--jobs", "-j", type=jobs_arg, default=1, metavar="N",
                         help="verify N files at once in worker processes (default: 1)")
 

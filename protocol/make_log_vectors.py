@@ -40,8 +40,11 @@ from allegra_lan.log.envelope import KEYS, MAX_EVENT, NO_PREV, Event, decode_eve
 from allegra_lan.log.identity import Identity, fingerprint
 from allegra_lan.log.knock import KNOCK_KEYS, sign_knock
 from allegra_lan.log.replay import FORMAT, format_header
-from allegra_lan.rules import Move, Ruleset, legal_moves, move_name, move_to_dict, ruleset_from_dict, to_act, winners
+from allegra_lan.rules import (
+    Move, Ruleset, legal_moves, move_name, move_to_dict, ruleset_for, ruleset_from_dict, to_act, winners,
+)
 from allegra_lan.rules.rng import Stream
+from allegra_lan.table import fold
 
 LOGS = Path(__file__).resolve().parent / "vectors" / "logs"
 MANIFEST = "manifest.json"
@@ -154,7 +157,7 @@ class Log:
         for i, p in enumerate(self.players):
             tags[f"Seat{i}"] = f"{p.name} {fingerprint(p.identity.public)}"
         state = self.local.state
-        if final and to_act(state) is None:
+        if final and self.local.table.over:
             tags["Result"] = " ".join(str(x) for x in state.totals)
             tags["Winners"] = " ".join(str(s) for s in winners(state))
         else:
@@ -165,10 +168,27 @@ class Log:
         return next(i for i, e in enumerate(self.events) if e.kind == kind and i >= start)
 
 
-def play_log(label: str, ruleset: Ruleset, seats: int, variant_tag: str) -> Log:
+class VectorClock:
+    """A fixed clock for the log with signed results: SIGNED_START, then 1.5 s later on each
+    reading, so the file is the same on every run."""
+
+    def __init__(self) -> None:
+        self.now = SIGNED_START - 1500
+
+    def __call__(self) -> int:
+        self.now += 1500
+        return self.now
+
+
+SIGNED_START = 1_767_225_600_000  # 2026-01-01T00:00:00Z, the genesis's `started`
+
+
+def play_log(label: str, ruleset: Ruleset, seats: int, variant_tag: str, *,
+             signed_results: bool = False) -> Log:
     players = [Player(name, Identity(signing_key(name))) for name in SEAT_NAMES[:seats]]
     local = LocalGame(ruleset, players, game_id=game_id(label),
-                      nonces=[nonce(label, i) for i in range(seats)], table_name=label)
+                      nonces=[nonce(label, i) for i in range(seats)], table_name=label,
+                      clock=VectorClock() if signed_results else None)
     rng = Stream(derive(f"moves/{label}"), "moves")
     while to_act(local.state) is not None:
         local.submit(choose(local.state, rng))  # a give carries the receiver's knock (LocalGame.knock)
@@ -192,6 +212,14 @@ def valid_logs() -> tuple[Log, Log]:
         if missing:  # the vectors promise every move kind of the variant
             raise SystemExit(f"{log.label}: no {', '.join(sorted(missing))} event; change WEIGHTS")
     return grande, allegra
+
+
+def signed_log() -> Log:
+    """A 2-player ALLEGRA game of 2 rounds of the version with signed results (issue 13)."""
+    log = play_log("signed-2p", ruleset_from_dict({**ruleset_for("allegra").to_dict(), "rounds": 2}),
+                   2, "allegra", signed_results=True)
+    assert log.local.table.over and len(log.local.table.results) == 2
+    return log
 
 
 # ------------------------------------------------------------------ raw envelopes
@@ -273,8 +301,22 @@ def faulty(log: Log, at: int, line: bytes, tags: dict[str, str] | None = None) -
     return replay_text(tags or log.tags(final=False), events)
 
 
-def replay_files(grande: Log, allegra: Log) -> tuple[Files, list[dict[str, Any]]]:
+def replay_files(grande: Log, allegra: Log, signed: Log) -> tuple[Files, list[dict[str, Any]]]:
     f = Files()
+    tags = signed.tags(final=True)
+    f.ok(f"{signed.label}.allegra", replay_text(tags, signed.signed),
+         "a whole 2-player ALLEGRA game (rounds 2) of the version with signed results: a start time "
+         "in the genesis, every seat's result after each round", events=len(signed.events),
+         result=tags["Result"], winners=[int(s) for s in tags["Winners"].split()])
+    at = signed.first("result") + 1  # seat 1's result of round 1
+    ev = signed.events[at]
+    before, _ = fold(signed.signed[:at])
+    ours = before.state_hash()
+    f.fail("result-disagrees.allegra",
+           faulty(signed, at, resign(signed.key(1), ev, body={**ev.body, "hash": bytes(16)})),
+           "seat 1 signs round 1's result with a state hash of 16 zero bytes: a disagreement",
+           seq=at, fault="result",
+           reason=f"result: seat 1 (bob) signed round 1 with state hash {'0' * 32}, this engine's is {ours}")
     a = allegra
     n = len(a.players)
     setup_end = 1 + 3 * n  # the first move's seq
@@ -530,7 +572,7 @@ def padded(key: SigningKey, size: int, game: bytes) -> bytes:
         n += size - 64 - len(env)
 
 
-def events_json(grande: Log, allegra: Log) -> dict[str, Any]:
+def events_json(grande: Log, allegra: Log, signed: Log) -> dict[str, Any]:
     keys = []
     for name in (*SEAT_NAMES, STRANGER):
         sk = signing_key(name)
@@ -539,13 +581,17 @@ def events_json(grande: Log, allegra: Log) -> dict[str, Any]:
 
     valid = []
     seen: set[str] = set()
-    for log in (allegra, grande):
+    for log in (allegra, grande, signed):
         for ev in log.events:
             if ev.kind in seen:
                 continue
             seen.add(ev.kind)
             valid.append(event_vector(f"{log.label}/{ev.kind}", ev.signed,
                                       f"the first {ev.kind} event of {log.label}.allegra (seq {ev.seq})"))
+
+    valid.append(event_vector("signed-2p/genesis", signed.events[0].signed,
+                              "the genesis of signed-2p.allegra, with the start time that marks a "
+                              "log with signed results"))
 
     alice = signing_key("alice")
     g = game_id("envelope")
@@ -794,7 +840,8 @@ def _emit(obj: Any, indent: int = 0) -> str:
 def build() -> dict[str, bytes]:
     """Every file of vectors/logs/ by name."""
     grande, allegra = valid_logs()
-    files, table = replay_files(grande, allegra)
+    signed = signed_log()
+    files, table = replay_files(grande, allegra, signed)
     out = dict(files.data)
     manifest = {
         "about": "Replay files and their verdicts for PROTOCOL.md, 'Replay files' and 'Taking an event'. "
@@ -807,7 +854,7 @@ def build() -> dict[str, bytes]:
         "other": [EVENTS, CODEC],
     }
     out[MANIFEST] = (_emit(manifest) + "\n").encode()
-    out[EVENTS] = (_emit(events_json(grande, allegra)) + "\n").encode()
+    out[EVENTS] = (_emit(events_json(grande, allegra, signed)) + "\n").encode()
     out[CODEC] = (_emit(codec_json()) + "\n").encode()
     return out
 

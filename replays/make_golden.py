@@ -21,7 +21,8 @@ in the commit (and replays/README.md) why old games changed.
 
 Most games are plain bot games (registry bots, as `allegra simulate` seats
 them, so `allegra simulate --variant V --players N --seed S --bots B --games
-G+1 --out DIR` writes the same file but for its Date tag). Two features never
+G+1 --out DIR` plays the same game; since issue 13 it writes it as a log with
+signed results, these files stay logs of the older version). Two features never
 come from the package's bots with their default judgement:
 
 * every Grande action card activated: the greedy bot keeps every -2 it draws

@@ -384,6 +384,25 @@ class Fork(Attack):
         return True
 
 
+class WrongResult(Attack):
+    """(issue 13) Its seat's result of the first round signed over a state hash of 16 zero
+    bytes, in place of the honest one, which never goes out: an engine that disagrees."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.forged = b""
+
+    def before(self, node: EvilPeer, ev: Event) -> bool:
+        if ev.kind != "result":
+            return True
+        if not self.forged:
+            body = {**ev.body, "hash": bytes(16)}
+            self.forged = node.sign_as(seq=ev.seq, prev=ev.prev, kind="result", body=body)
+            self.strike(ev.seq)
+            node.inject("wrong result", self.forged)
+        return False  # its honest result is never sent (nor taken: it owes it for ever)
+
+
 class BadFrame(Attack):
     """(f) On its turn: raw bytes that break the framing (`data`), then the honest event."""
 

@@ -175,7 +175,7 @@ def check_same_finished_game(played: PlayedTable) -> bytes:
     for p, node in zip(peers, nodes):
         assert node.faults == [], f"{p.label} recorded faults: {node.faults}"
         assert node.replica.fork is None, f"{p.label} saw a fork"
-        assert node.table.state is not None and to_act(node.table.state) is None, \
+        assert node.table.state is not None and node.table.over, \
             f"{p.label}'s game is not over: {p.progress()}"
         assert len(node.players) == len(p.seats), \
             f"{p.label} plays seats {sorted(node.players)}, it asked for {len(p.seats)}"

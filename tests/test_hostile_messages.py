@@ -441,6 +441,10 @@ def valid_messages() -> list[dict[str, Any]]:
         {"t": "takeover_no", "seq": t.seq, "reason": "no"},
         {"t": "takeover_off", "seq": t.seq},
         {"t": "fork", "first": t.events[-1].signed, "second": _twin(t.events[-1])},
+        {"t": "disagree", "event": sign_event(
+            DRAWN.players[DREW].identity.key, game=game, seq=t.seq, prev=head, kind="result",
+            body={"round": 0, "hash": bytes(16), "scores": [1, 2, 3], "totals": [1, 2, 3],
+                  "at": 1_800_000_000_000}).signed},
     ]
 
 
@@ -511,7 +515,7 @@ def test_dispatch_takes_any_map_of_any_type_without_raising(
 HANDLED_IN = {"have": "play", "events": "play", "refused": "play", "links": "play", "knock": "play",
               "takeover_ask": "play", "takeover_yes": "play", "takeover_no": "play",
               "takeover_off": "play", "lobby": "guest", "lobby_error": "guest", "sit": "host",
-              "ready": "host", "ping": "play", "fork": "play"}
+              "ready": "host", "ping": "play", "fork": "play", "disagree": "play"}
 
 
 @settings(FAST, max_examples=500)

@@ -278,6 +278,20 @@ def check_move_body(kind: str, body: dict[str, Any]) -> None:
             raise Bad("illegal", f"field {name}")
 
 
+def check_result_body(body: dict[str, Any], started: int) -> None:
+    """PROTOCOL.md, "Round results": exactly {at, hash, round, scores, totals} of their types."""
+    def ints(x: Any) -> bool:
+        return isinstance(x, list) and 1 <= len(x) <= 16 and all(is_int(y) and -2**31 <= y < 2**31 for y in x)
+    b = body
+    if set(b) != {"at", "hash", "round", "scores", "totals"} or not (
+            is_int(b["round"]) and 0 <= b["round"] <= 98 and isinstance(b["hash"], bytes)
+            and len(b["hash"]) == 16 and ints(b["scores"]) and ints(b["totals"])
+            and is_int(b["at"]) and 1577836800000 <= b["at"] <= 4102444800000):
+        raise Bad("result", "a result's fields")
+    if b["at"] < started - 300_000:
+        raise Bad("result", "a time before the start")
+
+
 @dataclass
 class MiniTable:
     """The fold of a log as far as it goes without a rules engine (setup fully, moves by shape)."""
@@ -286,6 +300,7 @@ class MiniTable:
     seats: list[bytes] = field(default_factory=list)
     commits: list[bytes] = field(default_factory=list)
     nonces: list[bytes] = field(default_factory=list)
+    started: int | None = None  # the genesis's start time: a log with signed results
 
     @property
     def seed(self) -> bytes:
@@ -316,8 +331,12 @@ class MiniTable:
             if ev.kind != "genesis":
                 raise Bad("setup", "no genesis")
             b = ev.body
-            if set(b) != {"table", "ruleset", "seats"} or not isinstance(b["seats"], list):
+            if set(b) - {"started"} != {"table", "ruleset", "seats"} or not isinstance(b["seats"], list):
                 raise Bad("setup", "genesis shape")
+            if "started" in b:  # PROTOCOL.md "Setup events": ms since the epoch, 2020 to 2100
+                if not is_int(b["started"]) or not 1577836800000 <= b["started"] <= 4102444800000:
+                    raise Bad("setup", "genesis start time")
+                self.started = b["started"]
             rules = b["ruleset"]
             if not isinstance(rules, dict) or not set(rules) <= RULESET_FIELDS.get(rules.get("variant"), set()):
                 raise Bad("setup", "ruleset fields")
@@ -346,6 +365,11 @@ class MiniTable:
                 if hashlib.blake2b(b"allegra-lan/commit/v1" + nonce, digest_size=32).digest() != self.commits[seat]:
                     raise Bad("reveal", "reveal")
                 self.nonces.append(nonce)
+            return
+        if ev.kind == "result" and self.started is not None:
+            # "Round results": where one is due, its author and content need the rules (the
+            # state hash); its shape and its time do not.
+            check_result_body(ev.body, self.started)
             return
         # A move: its author and legality need the rules; its shape and a give's knock do not.
         check_move_body(ev.kind, ev.body)

@@ -18,6 +18,7 @@ reasons say what is missing, and each flips to a failure once it is there.
 
 from __future__ import annotations
 
+import base64
 import re
 from functools import partial
 from pathlib import Path
@@ -33,7 +34,7 @@ from allegra_lan.rules import to_act
 
 from evil_peer import (
     Attack, BadFrame, BadMessages, GarbageFlood, Fork, ForgedKnocks, ForgedSignature, GiveFirst, IllegalMoves,
-    NeverReveal, Outcome, Peer, SeqAhead, Silent, WrongAuthor, WrongReveal, WrongSeqAndPrev,
+    NeverReveal, Outcome, Peer, SeqAhead, Silent, WrongAuthor, WrongResult, WrongReveal, WrongSeqAndPrev,
     not_msgpack, oversize_header, play_with_evil,
 )
 
@@ -241,6 +242,50 @@ def test_a_fork_stops_the_game_at_once(forked: Outcome) -> None:
         found = _note_time(p, f"refused from {forked.evil.fp}: seq {forked.attack.struck_at}: fork")
         stopped = _note_time(p, "the game stopped: a fork")
         assert stopped - found < 1.0, f"{p.label} stopped {stopped - found:.1f} s after it found the fork"
+
+
+# ---------------------------------------------------------------- a result that disagrees (issue 13)
+
+
+@pytest.fixture(scope="module")
+def wrong_result(tmp_path_factory: pytest.TempPathFactory) -> Outcome:
+    """The evil seat signs its first result over a wrong state hash. The honest peers stop and
+    wait LINGER for confirmations that never come (2 s here, as for the fork)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(node_module, "LINGER", LINGER)
+        return play(tmp_path_factory.mktemp("result"), WrongResult())
+
+
+def test_a_result_that_disagrees_stops_every_honest_peer_naming_the_seat_and_both_hashes(
+        wrong_result: Outcome) -> None:
+    attack = wrong_result.attack
+    assert isinstance(attack, WrongResult) and attack.forged
+    n = attack.struck_at
+    assert n is not None and seq_of(attack.forged) == n
+    reasons = set()
+    for p in wrong_result.honest:
+        node = p.node
+        assert node is not None
+        d = node.replica.disagreement
+        assert d is not None, f"{p.label} found no disagreement:\n  {wrong_result.report()}"
+        assert d.event.signed == attack.forged and d.seat == EVIL_SEAT and d.theirs == "0" * 32
+        assert node.table.seq == n and d.ours == node.table.state_hash()  # stopped right there
+        assert node.stopped == d.reason == (
+            f"result: seat {EVIL_SEAT} ({node.table.name_of(d.event.author)}) signed round 1 with "
+            f"state hash {'0' * 32}, this engine's is {d.ours}")
+        reasons.add(node.stopped)
+        assert any(text.startswith(f"the game stopped: {d.reason}") for text in p.said())
+        (replay,) = p.replays()
+        kept = replay.with_suffix(".disagreement").read_text().strip()
+        assert base64.b64decode(kept) == attack.forged  # the proof, beside the replay
+        assert attack.forged not in {e.signed for e in node.table.events}
+        v = p.verdict()
+        assert v.ok and not v.finished, f"{p.label}: {v}"
+        assert p.returned_at is not None
+        # Passing the proof on is no fault: no honest peer blames the other for it.
+        others = [q.fp for q in wrong_result.honest if q is not p]
+        assert not [line for line in node.faults if any(fp in line for fp in others)], node.faults
+    assert len(reasons) == 1  # one stop, one proof, on every honest peer
 
 
 # ---------------------------------------------------------------- (f) frames that break the framing

@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import hashlib
 import os
+import random
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 
+from allegra_lan.log.ceremony import commitment
 from allegra_lan.log.codec import decode
-from allegra_lan.log.envelope import sign_event
+from allegra_lan.log.envelope import decode_event, sign_event
 from allegra_lan.log.identity import Identity
 from allegra_lan.net.actions import (
     Action, Close, Dial, Done, KeepFork, Note, Persist, SaveSeats, Send, Timer,
@@ -27,8 +29,10 @@ from allegra_lan.net.lobby import Claim, Lobby
 from allegra_lan.net.peer import (
     BURST, HOST_TIMEOUT, PING_EVERY, SILENCE, Peer, ResumeError, SeatSpec,
 )
+from allegra_lan.net.peer.config import PAUSE_NOTE_EVERY
 from allegra_lan.net.seats_file import check_seats
-from allegra_lan.rules import ruleset_for
+from allegra_lan.rules import legal_moves, ruleset_for
+from allegra_lan.table import Stage, move_body
 
 TABLE = b"\x11" * 16
 
@@ -106,11 +110,20 @@ def test_a_table_one_peer_plays_alone_ends_and_every_event_is_persisted_once(
 
 def test_a_bots_events_go_out_before_their_fsync_and_the_genesis_after() -> None:
     """Issue 10, point 4: a bot's events are a function of its seat's key and the log, so
-    they are not fsynced before they are sent; the genesis is (its body is the lobby's)."""
+    they are not fsynced before they are sent; the genesis is (its body is the lobby's), and
+    so are the round's signed results (they carry the clock: a resumed peer signs another)."""
     peer, disk = alone("grande", 2), Disk()
     run(peer, disk)
     synced = [peer.table.events[i].kind for i, (_, sync) in enumerate(disk.events) if sync]
-    assert synced == ["genesis"]
+    assert synced == ["genesis", "result", "result"]
+
+
+def timeless(signed: bytes) -> Any:
+    """An event as a comparison of two runs sees it: a result without its clock, else bytes."""
+    ev = decode_event(signed)
+    if ev.kind != "result":
+        return signed
+    return (ev.seq, ev.author, {k: v for k, v in ev.body.items() if k != "at"})
 
 
 def test_in_allegra_a_bot_move_chosen_from_the_knocks_that_came_in_time_is_fsynced() -> None:
@@ -126,7 +139,9 @@ def test_in_allegra_a_bot_move_chosen_from_the_knocks_that_came_in_time_is_fsync
 def test_a_peer_killed_anywhere_and_resumed_signs_the_very_same_events(variant: str, players: int) -> None:
     """Kill the lone peer after k persisted events, losing every event after its last fsync
     (what a crash may lose), resume it from that disk: it writes the same log, byte for byte,
-    as the run that was never killed. So not fsyncing a bot's events loses nothing."""
+    as the run that was never killed. So not fsyncing a bot's events loses nothing. (A round's
+    signed results carry the signer's clock, so a result signed only after the restart says
+    another time; everything else in it, and every other event, is the same byte for byte.)"""
     whole = Disk()
     run(alone(variant, players), whole)
     total = len(whole.events)
@@ -139,7 +154,9 @@ def test_a_peer_killed_anywhere_and_resumed_signs_the_very_same_events(variant: 
         back = Peer.resume(seats_of(disk.seats), kept, entropy=entropy("other"))
         again = Disk(events=[(e, True) for e in kept])
         run(back, again, now=100.0)
-        assert [e for e, _ in again.events] == [e for e, _ in whole.events], f"cut at {k}"
+        assert [timeless(e) for e, _ in again.events] == [timeless(e) for e, _ in whole.events], \
+            f"cut at {k}"
+        assert [e for e, _ in again.events[:len(kept)]] == [e for e, _ in whole.events[:len(kept)]]
 
 
 def test_resume_names_a_replay_that_does_not_fit_and_a_key_without_a_seat() -> None:
@@ -475,3 +492,84 @@ def test_a_pause_note_promises_a_takeover_only_where_one_can_happen(players: int
     assert waits, notes
     assert all(("may let a bot take" in n) is promise for n in waits), waits
     assert all(("the game waits for its player" in n) is not promise for n in waits), waits
+
+
+def test_a_persons_result_is_signed_by_its_peer_at_once_without_asking_the_person() -> None:
+    """Issue 13: the round's results are owed events. The peer writes them itself the moment
+    the table says they are owed, for the person's seat as for the bot's; the person is asked
+    only for moves (`play_move`), and its result is signed with its own key, fsynced first."""
+    me = ident("player")
+    peer = Peer.host(me, variant="grande", players=2, table_name="t",
+                     seats=[SeatSpec("ann", None), SeatSpec("bot", "greedy")], table_id=TABLE,
+                     entropy=entropy("player"), options={"rounds": 2})
+    disk = Disk()
+    disk.take(peer.listening(0.0, "10.0.0.1", 4000))
+    disk.take(peer.set_ready(0.0, True))  # the person is ready: the genesis comes
+    now, asked = 0.0, 0
+    for _ in range(20_000):
+        if peer.gone:
+            break
+        t = peer.table
+        if t.stage() is Stage.PLAY and t.next_author() == 0:
+            disk.take(peer.play_move(now, 0, legal_moves(t.state)[0]))  # type: ignore[arg-type]
+            asked += 1
+        at = disk.take(peer.tick(now))
+        now = max(now, at) if at is not None else now + 1.0
+    t = peer.table
+    assert peer.finished() and peer.stopped is None and t.signs_results and len(t.results) == 2
+    assert asked == sum(1 for e in t.events if e.author == me.public and e.kind not in
+                        ("genesis", "accept", "commit", "reveal", "result"))
+    for signed in t.results:
+        assert [e.author for e in signed] == t.keys  # seat 0 (the person's key), then the bot's
+    synced = {e for e, sync in disk.events if sync}
+    assert all(e.signed in synced for r in t.results for e in r)
+    assert t.genesis is not None and t.genesis.started == peer.epoch_ms  # the clock at now 0
+    assert all(e.body["at"] >= t.genesis.started for r in t.results for e in r)
+
+
+def test_a_result_that_does_not_come_pauses_the_game_with_the_notes_of_a_missing_move() -> None:
+    """The guest's seat owes its result of the round and its peer sends nothing: the host's
+    person is told who the game waits for, as for a move that does not come."""
+    peer, guest = two_seats_one_person()
+    g = ident("guest")
+    now = 0.0
+
+    def from_guest(kind: str, body: dict[str, Any]) -> None:
+        t = peer.table
+        signed = sign_event(g.key, game=t.game or TABLE, seq=t.seq, prev=t.head, kind=kind,
+                            body=body).signed
+        peer.handle(now, guest, {"t": "events", "from": t.seq, "items": [signed]})
+
+    nonce = bytes(32)
+    rng = random.Random(7)  # seeded random play ends a round (the first legal move may loop)
+    for _ in range(20_000):
+        peer.tick(now)
+        t = peer.table
+        if t.stage() is Stage.RESULT and t.next_author() == 1:
+            break
+        seat = t.next_author()
+        if seat == 1:
+            stage = t.stage()
+            if stage is Stage.ACCEPT:
+                from_guest("accept", {})
+            elif stage is Stage.COMMIT:
+                from_guest("commit", {"commit": commitment(nonce)})
+            elif stage is Stage.REVEAL:
+                from_guest("reveal", {"nonce": nonce})
+            else:
+                kind, body = move_body(rng.choice(legal_moves(t.state)))  # type: ignore[arg-type]
+                from_guest(kind, body)
+        elif seat == 0 and t.stage() is Stage.PLAY:
+            peer.play_move(now, 0, rng.choice(legal_moves(t.state)))  # type: ignore[arg-type]
+        now += 0.01
+    t = peer.table
+    assert t.stage() is Stage.RESULT and t.next_author() == 1 and len(t.signing) == 1
+    assert t.signing[0].author == ident("person").public  # the person's result: written, not asked
+    notes: list[str] = []
+    start = now
+    while now < start + 2 * PAUSE_NOTE_EVERY + 0.5:
+        now += 0.5
+        peer.handle(now, guest, {"t": "ping"})  # the guest's peer is there, and says nothing
+        notes += [a.text for a in peer.tick(now) if isinstance(a, Note)]
+    assert f"waiting for bob (seat 1): thinking for {PAUSE_NOTE_EVERY:.0f} s" in notes, notes
+    assert t.seq == peer.table.seq  # nothing moved meanwhile

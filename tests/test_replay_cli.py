@@ -28,13 +28,13 @@ from allegra_lan.log.envelope import sign_event
 from allegra_lan.log.identity import fingerprint
 from allegra_lan.log.replay import read_replay, write_replay
 from allegra_lan.rules import legal_moves, move_from_dict, to_act
-from allegra_lan.table import fold, move_body
+from allegra_lan.table import Table, fold, move_body
 
 ROOT = Path(__file__).resolve().parents[1]
 MANIFEST = json.loads((ROOT / "replays" / "manifest.json").read_text(encoding="utf-8"))
 FINGERPRINT = re.compile(r"[A-Z2-7]{4}-[A-Z2-7]{4}-[A-Z2-7]{4}-[A-Z2-7]{4}")
 SEAT_ROW = re.compile(r"\s*(\d+)\s+(\S+)\s+(\d+)\s+(-?\d+\.\d\d)\s+(\d+\.\d\d)")
-OK_LINE = re.compile(r"OK  (\S+)  \((\d+) events, finished: ([-\d ]+)\)")
+OK_LINE = re.compile(r"OK  (\S+)  \((\d+) events, finished: ([-\d ]+); results signed by every seat\)")
 
 # Two small simulations: ALLEGRA with knocking (3 seats) and Grande with 2.
 SIMS = {
@@ -211,7 +211,11 @@ def test_a_flipped_byte_is_named_by_its_seq(world: World) -> None:
 
 
 def test_simulate_writes_the_golden_game_but_for_its_date(world: World) -> None:
-    """A golden game played by registry bots is what `allegra simulate` writes today."""
+    """A golden game played by registry bots is what `allegra simulate` writes today, but for
+    the Date tag and what the version with signed results adds (issue 13): the genesis's start
+    time and every seat's result after each round. So its events are signed anew, but its game
+    id, seats, every move (a give's knock names its draw by id, so it is signed anew too) and
+    the final state are the golden game's."""
     entry = next(e for e in MANIFEST["replays"] if e["file"] == "golden/allegra-2p-knocks.allegra")
     assert entry["made"] == "simulate" and entry["rules"] == {}  # today's default rules
     out = world.home / "golden-again"
@@ -224,7 +228,18 @@ def test_simulate_writes_the_golden_game_but_for_its_date(world: World) -> None:
     date = [i for i, line in enumerate(golden) if line.startswith("[Date ")]
     assert len(date) == 1 and made[date[0]].startswith("[Date ")
     del made[date[0]], golden[date[0]]
-    assert made == golden
+    cut = golden.index("")
+    assert made[:cut] == golden[:cut]  # the header: game, seats, Result, Winners
+    new, _ = fold(read_replay(sorted(out.glob("*.allegra"))[entry["game"]]).events)
+    old, _ = fold(read_replay(ROOT / "replays" / entry["file"]).events)
+    assert new.signs_results and not old.signs_results
+    assert new.state_hash() == old.state_hash() == entry["state_hash"]
+
+    def plays(t: Table) -> list[tuple[str, object]]:
+        return [(e.kind, {k: v for k, v in e.body.items() if k not in ("started", "knock")})
+                for e in t.events if e.kind != "result"]
+    assert plays(new) == plays(old)
+    assert len(new.events) == len(old.events) + 2 * len(new.results) == len(old.events) + 2 * 3
 
 
 # ------------------------------------------------------------------ show and export

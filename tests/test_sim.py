@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from nacl.signing import SigningKey
 
 from allegra_lan.bots.registry import make_bot
 from allegra_lan.local import LocalGame, Player, simulated_setup
@@ -28,7 +29,8 @@ from allegra_lan.net.framing import MAX_FRAME, encode_frame
 from allegra_lan.rules import legal_moves, ruleset_from_dict, ruleset_for, to_act, view
 from allegra_lan.sim.disk import Disk
 from allegra_lan.sim.invariants import (
-    Outcome, check_finished, check_logs, check_prefix, check_takeovers, check_verify,
+    Outcome, check_disagreements, check_finished, check_logs, check_prefix, check_takeovers,
+    check_verify,
 )
 from allegra_lan.sim.net import Clock, LinkSpec, Network
 from allegra_lan.sim.scenario import FAULT_KINDS, Options, scenario
@@ -548,14 +550,19 @@ def test_findings_of_the_long_run_stay_fixed(seed: int) -> None:
 
 
 def test_a_consent_to_a_proposer_gone_for_good_is_released() -> None:
-    """Seed 106420 (3 seats): node 0 gathered node 2's consent, wrote the takeover of seat 2
-    and lost power for good before the frame left. Node 2's promise barred seat 2's own moves
-    at that seq, and nothing ever released it: when seat 2's peer came back, its moves were
-    refused for ever. A consent now lapses once its proposer has been away RELEASE_AFTER."""
-    r = pinned(106420, verbose=True)
+    """Found with seed 106420 (3 seats): node 0 gathered node 2's consent, wrote the takeover
+    of seat 2 and lost power for good before the frame left. Node 2's promise barred seat 2's
+    own moves at that seq, and nothing ever released it: when seat 2's peer came back, its
+    moves were refused for ever. A consent now lapses once its proposer has been away
+    RELEASE_AFTER. Since the logs carry signed results (issue 13) every event id differs, so
+    bots choose otherwise and 106420 no longer meets the case; seed 126692 does, under today's
+    rules (5 seats: node 2 is killed, node 0 asks to give its seat 1 to a bot, gathers node 3's
+    and node 4's consents and goes for good; both release them 30 s later and the game ends)."""
+    r = run_seed(126692, verbose=True)
     assert r.ok, r.failures
     assert r.outcome == "finished"
-    assert any("released the consent to let bots play p1 (seat 2)" in line for line in r.trace)
+    released = [line for line in r.trace if "released the consent to let bots play p2 (seat 1)" in line]
+    assert {line.split()[2] for line in released} == {"3", "4"}, released
 
 
 def test_an_end_no_majority_confirmed_is_not_reported_as_the_end() -> None:
@@ -563,8 +570,11 @@ def test_an_end_no_majority_confirmed_is_not_reported_as_the_end() -> None:
     moves ended the game. It lingered, heard nothing, and said "finished", while node 0 (2 of
     3 seats) took its seat over at that seq and finished another ending: two replays, both
     "finished", different results. Node 1 now stops with the end in doubt (exit 1 in the
-    CLI), and is judged by its log's prefix."""
-    r = pinned(102136, verbose=True)
+    CLI), and is judged by its log's prefix. With signed results (issue 13) 102136 plays
+    another game; seed 158867 meets the case under today's rules (Grande, 3 seats, node 0 runs
+    two): the partition comes as node 1 signs the last result, seat 2's, which ends the game
+    for node 1 alone; node 0 gives seat 2 to a bot, whose result ends its own copy."""
+    r = run_seed(158867, verbose=True)
     assert r.ok, r.failures
     assert r.facts["takeover"] >= 1
     assert any("node 1 done (stopped: the end was never confirmed by" in line
@@ -572,12 +582,17 @@ def test_an_end_no_majority_confirmed_is_not_reported_as_the_end() -> None:
 
 
 def test_a_peer_the_adversary_leaves_alone_is_judged_by_its_prefix() -> None:
-    """Seed 103094 (a checker finding): the honest peer's only other peer was the adversary,
-    which finished and left while the honest one was down; the checker marked peers left
-    alone only when an honest peer left, and failed the run for a game nobody could finish."""
-    r = pinned(103094)
+    """Found with seed 103094 (a checker finding): the honest peer's only other peer was the
+    adversary, which left while the honest one was down; the checker marked peers left alone
+    only when an honest peer left, and failed the run for a game nobody could finish. With
+    signed results (issue 13) 103094 plays another game; seed 115740 meets the case under
+    today's rules (2 seats: the honest host loses power at seq 49 for 21 s, the adversary,
+    node 1, gives up on it and leaves; the host comes back to nobody)."""
+    r = run_seed(115740, verbose=True)
     assert r.ok, r.failures
-    assert r.facts["stranded"] == 1
+    assert r.facts["stranded"] == 1 and r.outcome == "stalled"
+    assert any(line.split()[1:] == ["node", "1", "done"] for line in r.trace)
+    assert any("node 0 restarts at seq 49" in line for line in r.trace)
 
 
 @pytest.mark.parametrize("seed", [210150, 211497])
@@ -723,3 +738,42 @@ def test_a_proposer_that_calls_its_takeover_off_asks_again_for_the_moves_it_held
     assert r.faults["partition"] == 1 and r.faults["gone"] == 1
     off = next(i for i, line in enumerate(r.trace) if "node 0 note: no takeover of" in line)
     assert any(" 0 -> 1 have " in line for line in r.trace[off - 2:off + 1])
+
+
+# ---------------------------------------------------------------- signed results (issue 13)
+
+
+def test_the_results_checker_wants_one_proof_everywhere_naming_the_forger() -> None:
+    KEY, GAME = SigningKey(bytes(range(32))), bytes(16)
+    proof = sign_event(KEY, game=GAME, seq=9, prev=bytes(32), kind="result",
+                       body={"round": 0, "hash": bytes(16), "scores": [1], "totals": [1],
+                             "at": 1_800_000_000_000}).signed
+    other = sign_event(KEY, game=GAME, seq=9, prev=bytes(32), kind="result",
+                       body={"round": 0, "hash": b"x" * 16, "scores": [1], "totals": [1],
+                             "at": 1_800_000_000_000}).signed
+    why = f"result: seat 1 (b) signed round 1 with state hash {'0' * 32}, this engine's is {'ab' * 16}"
+    assert check_disagreements({"a": proof, "b": proof}, {"a": why, "b": why}, forger_seat=1) == []
+    assert check_disagreements({"a": None, "b": None}, {}, forger_seat=None) == []
+    assert check_disagreements({"a": proof}, {"a": why}, forger_seat=None) == \
+        ["a holds a disagreement proof with no forged result"]
+    assert check_disagreements({"a": proof, "b": None}, {"a": why}, forger_seat=1) == \
+        ["b hold no disagreement proof while a seat forged a result"]
+    assert check_disagreements({"a": proof, "b": other}, {"a": why, "b": why}, forger_seat=1) == \
+        ["different disagreement proofs: 2 distinct events"]
+    assert check_disagreements({"a": proof}, {"a": why}, forger_seat=2) == \
+        [f"a stopped with {why!r}, not naming seat 2 and both hashes"]
+
+
+def test_a_forged_result_stops_every_honest_peer_with_the_same_proof_naming_the_seat() -> None:
+    """Seed 82 (5 seats): node 0 loses power and the others hand its seat 0 to a bot that
+    the forged-result adversary (node 3) runs; that bot signs round 1's result of seat 0 with
+    a wrong state hash, with seat 0's new key. Every honest peer refuses it, stops naming
+    seat 0 and both hashes, and holds the same signed result as its proof (the `results`
+    invariant); the adversary's own peer holds a fork of its own making."""
+    r = run_seed(82, verbose=True)
+    assert r.ok, r.failures
+    assert r.facts["takeover"] >= 1 and r.checks["results"] == 1
+    assert any("adversary 3 signs a forged result for seat 0" in line for line in r.trace)
+    stops = {line.split(" done (stopped: ", 1)[1] for line in r.trace if " done (stopped: result: " in line}
+    assert len(stops) == 1 and next(iter(stops)).startswith("result: seat 0 (p0) signed round 1 with state hash ")
+    assert sum(" done (stopped: result: seat 0 " in line for line in r.trace) == 3

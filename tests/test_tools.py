@@ -161,7 +161,8 @@ def test_a_finished_game_verifies_with_its_result(games: dict[str, Game]) -> Non
     v = verify_file(games["grande2"].path)
     assert code == 0 and err == ""
     assert out.splitlines() == [
-        f"OK  {games['grande2'].path}  ({v.events} events, finished: {v.result})",
+        f"OK  {games['grande2'].path}  ({v.events} events, finished: {v.result}; "
+        "no signed results (a log of an older version))",
         "1 file: 1 OK, 0 failed",
     ]
 

@@ -319,7 +319,9 @@ def test_a_whole_game_by_keys_at_80x24_reads_right_from_deal_to_final_scores(
     assert m is not None, said
     show, verify = replay_says(Path(m.group(1)), tmp_path)
     want = " ".join(str(totals[n][2]) for n in names)
-    assert f"finished: {want})" in verify, verify
+    # A game played in the terminal is of the version with signed results: every seat's
+    # result of every round was signed (the person was never asked for one).
+    assert f"finished: {want}; results signed by every seat)" in verify, verify
     assert "totals: " + ", ".join(f"{n} {totals[n][2]}" for n in names) in show, show
     # Each round's screen said what the replay says of that round.
     for k, screen in enumerate(me.rounds):

@@ -17,6 +17,7 @@ from typing import Any
 
 from .ceremony import MAX_NAME, NONCE_LEN
 from .knock import MAX_KNOCK, SIG_LEN
+from .results import MAX_SCORE, MAX_TIME, MIN_SCORE, MIN_TIME, RESULT
 from .schema import KEY, SEAT, AnyMap, Array, Bytes, Int, Map, OneOf, SchemaError, Spec, Text, Tuple
 
 MAX_SEATS = 16
@@ -24,13 +25,17 @@ SMALL = Int(0, 255)  # a row or a column
 SLOT = Tuple((SEAT, SMALL, SMALL))  # [seat, row, col]
 CARD = Int(0, (1 << 32) - 1)  # a card id (the engine says whether it is in hand)
 NAME = Text(MAX_NAME, lo=1, line=True)
+TIME = Int(MIN_TIME, MAX_TIME)  # ms since the Unix epoch, UTC (log/results.py)
+SCORE = Int(MIN_SCORE, MAX_SCORE)
 
 SETUP_BODIES: dict[str, Spec] = {
     "genesis": Map({
         "table": NAME,
         "ruleset": AnyMap(32),
         "seats": Array(Map({"name": NAME, "key": KEY}), MAX_SEATS, lo=1),
-    }),
+        # The start time marks a log of this version (signed results); an older one has none.
+        "started": TIME,
+    }, optional=frozenset({"started"})),
     "accept": Map({}),
     "commit": Map({"commit": Bytes(32)}),
     "reveal": Map({"nonce": Bytes(NONCE_LEN)}),
@@ -38,7 +43,7 @@ SETUP_BODIES: dict[str, Spec] = {
 
 # How a refusal words a setup body of the wrong form (before the field at fault).
 SETUP_WORDS: dict[str, str] = {
-    "genesis": "a genesis body is {table, ruleset, seats}",
+    "genesis": "a genesis body is {table, ruleset, seats[, started]}",
     "accept": "an accept body is empty",
     "commit": "a commit body is {commit: 32 bytes}",
     "reveal": f"a reveal body is {{nonce: {NONCE_LEN} bytes}}",
@@ -65,7 +70,17 @@ TAKEOVER_BODY: Spec = Map({
     "signs": Array(Tuple((SEAT, Bytes(64))), MAX_SEATS - 1),
 })
 
-BODIES: dict[str, Spec] = {**SETUP_BODIES, **MOVE_BODIES, "takeover": TAKEOVER_BODY}
+# A seat's signed result of a round (log/results.py): the one schema of its body.
+RESULT_BODY: Spec = Map({
+    "round": Int(0, 98),  # 0-based; a ruleset has at most 99 rounds
+    "hash": Bytes(16),  # the state hash after the round-ending move
+    "scores": Array(SCORE, MAX_SEATS, lo=1),  # the round's scores per seat (after doubling)
+    "totals": Array(SCORE, MAX_SEATS, lo=1),  # the game's totals per seat after the round
+    "at": TIME,  # the signer's clock
+})
+
+BODIES: dict[str, Spec] = {**SETUP_BODIES, **MOVE_BODIES, "takeover": TAKEOVER_BODY,
+                           RESULT: RESULT_BODY}
 
 
 def check_body(kind: str, body: Any) -> None:
@@ -77,4 +92,5 @@ def check_body(kind: str, body: Any) -> None:
     spec.check(body)
 
 
-__all__ = ["BODIES", "SETUP_BODIES", "SETUP_WORDS", "MOVE_BODIES", "TAKEOVER_BODY", "check_body", "SLOT"]
+__all__ = ["BODIES", "SETUP_BODIES", "SETUP_WORDS", "MOVE_BODIES", "TAKEOVER_BODY", "RESULT_BODY",
+           "check_body", "SLOT", "TIME"]

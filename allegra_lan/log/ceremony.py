@@ -34,13 +34,19 @@ class Genesis:
     table: str
     ruleset: dict[str, Any]
     seats: tuple[SeatInfo, ...]
+    # ms since the Unix epoch, UTC, by seat 0's clock: a genesis with it begins a log with
+    # signed results (log/results.py); None in an older log, whose body has no such field.
+    started: int | None = None
 
     def body(self) -> dict[str, Any]:
-        return {
+        body: dict[str, Any] = {
             "table": self.table,
             "ruleset": self.ruleset,
             "seats": [{"name": s.name, "key": s.key} for s in self.seats],
         }
+        if self.started is not None:
+            body["started"] = self.started
+        return body
 
 
 def _name(value: Any, what: str) -> str:
@@ -52,8 +58,11 @@ def _name(value: Any, what: str) -> str:
 
 
 def read_genesis(body: dict[str, Any]) -> Genesis:
-    if set(body) != {"table", "ruleset", "seats"}:
-        raise SetupError("genesis body must have exactly table, ruleset and seats")
+    if set(body) - {"started"} != {"table", "ruleset", "seats"}:
+        raise SetupError("genesis body must have exactly table, ruleset and seats (and started)")
+    started = body.get("started")
+    if started is not None and type(started) is not int:
+        raise SetupError("the genesis's started must be an integer")
     table = _name(body["table"], "the table name")
     if not isinstance(body["ruleset"], dict):
         raise SetupError("genesis ruleset must be a map")
@@ -69,7 +78,7 @@ def read_genesis(body: dict[str, Any]) -> Genesis:
         seats.append(SeatInfo(_name(s["name"], f"seat {i}'s name"), s["key"]))
     if len({s.key for s in seats}) != len(seats):
         raise SetupError("two seats have the same key")
-    return Genesis(table, body["ruleset"], tuple(seats))
+    return Genesis(table, body["ruleset"], tuple(seats), started)
 
 
 def commitment(nonce: bytes) -> bytes:

@@ -81,6 +81,18 @@ class KeepFork:
 
 
 @dataclass(frozen=True)
+class KeepDisagreement:
+    """Keep the signed result that proves a seat's engine disagrees with ours (`author`
+    signed `event` for `seq`; `reason` names the seat and both state hashes). The game
+    stops (a Done follows)."""
+
+    seq: int
+    author: bytes
+    event: bytes
+    reason: str
+
+
+@dataclass(frozen=True)
 class Note:
     """A line for the person (already one line: a note may quote what a peer sent)."""
 
@@ -106,7 +118,9 @@ class Done:
     stopped: str | None
 
 
-Action = Union[Send, Close, Dial, Persist, Rewrite, SaveSeats, KeepFork, Note, Timer, Changed, Done]
+Action = Union[Send, Close, Dial, Persist, Rewrite, SaveSeats, KeepFork, KeepDisagreement, Note, Timer,
+               Changed, Done]
 
-__all__ = ["Action", "Send", "Close", "Dial", "Persist", "Rewrite", "SaveSeats", "KeepFork", "Note",
+__all__ = ["Action", "Send", "Close", "Dial", "Persist", "Rewrite", "SaveSeats", "KeepFork",
+           "KeepDisagreement", "Note",
            "Timer", "Changed", "Done"]

@@ -97,6 +97,8 @@ MESSAGES: dict[str, MessageType] = {m.name: m for m in (
     _msg("takeover_no", Sender.SEATED, "why the sender cannot consent",
          {"seq": SEQ, "reason": _reason()}),
     _msg("takeover_off", Sender.SEATED, "the proposer calls its takeover off", {"seq": SEQ}),
+    _msg("disagree", Sender.SEATED, "a seat's signed result our engine refuses: every peer stops",
+         {"event": EVENT}),
     _msg("fork", Sender.SEATED, "two events one seat's key signed for one seq: every peer stops",
          {"first": EVENT, "second": EVENT}),
 )}

@@ -32,7 +32,8 @@ from ..log.replay import ReplayWriter, game_stem
 from ..rules import Move
 from ..text import one_line
 from .actions import (
-    Action, Changed, Close, Dial, Done, KeepFork, Note, Persist, Rewrite, SaveSeats, Send, Timer,
+    Action, Changed, Close, Dial, Done, KeepDisagreement, KeepFork, Note, Persist, Rewrite, SaveSeats,
+    Send, Timer,
 )
 from .framing import MAX_FRAME, ConnectionClosed, FramedStream, FrameError
 from .gate import HANDSHAKE_MAX_FRAME, AcceptBackoff, Gate, Throttle
@@ -183,6 +184,8 @@ class Node:
                   on_listening: Callable[["Node"], None] | None = None) -> None:
         """Listen on `port` of the interface (`any_port`: another if that one is taken), then
         carry out the Peer's actions until it is done."""
+        # The peer's wall clock (signed start and result times) is this machine's, read once.
+        self.peer.epoch_ms = time.time_ns() // 1_000_000 - int(trio.current_time() * 1000)
         async with trio.open_nursery() as n:
             self._nursery = n
             try:
@@ -285,6 +288,8 @@ class Node:
                 self._rewrite(a)
             elif isinstance(a, KeepFork):
                 self._keep_fork(a)
+            elif isinstance(a, KeepDisagreement):
+                self._keep_disagreement(a)
             elif isinstance(a, Done):
                 self._changed()
             else:
@@ -365,6 +370,18 @@ class Node:
             where = f"; {e}" if isinstance(e, WriteFailed) else ""
         self.say(f"the game stopped: a fork: {fingerprint(a.author)} signed two different "
                  f"events for seq {a.seq}{where}")
+
+    def _keep_disagreement(self, a: KeepDisagreement) -> None:
+        """The signed result our engine refused, beside the replay (its log before that seq
+        is the replay itself), so anyone can recheck it."""
+        path = self.game_path().with_suffix(".disagreement")
+        try:
+            self.games_dir.mkdir(parents=True, exist_ok=True)
+            write_atomic(path, (base64.b64encode(a.event).decode() + "\n").encode(), mode=0o644)
+            where = f"; the signed result is kept in {path}"
+        except (OSError, WriteFailed) as e:
+            where = f"; {e}" if isinstance(e, WriteFailed) else ""
+        self.say(f"the game stopped: {a.reason}{where}")
 
     # ------------------------------------------------------------ connections
 

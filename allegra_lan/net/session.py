@@ -18,7 +18,7 @@ import trio
 
 from ..log.identity import Identity, fingerprint
 from ..names import name_of
-from ..rules import Variant, to_act
+from ..rules import Variant
 from .discovery import Advertiser, TableAd
 from .handshake import PROTOCOL_VERSION
 from .lobby import Lobby
@@ -103,7 +103,7 @@ async def run_guest(identity: Identity, interface: str, *, address: tuple[str, i
 
 def result_line(node: Node) -> str:
     state = node.table.state
-    if state is None or to_act(state) is not None:
+    if state is None or not node.table.over:  # (the last round's results included)
         return f"game not finished ({node.table.seq} events)"
     names = [s.name for s in node.table.genesis.seats] if node.table.genesis else []
     parts = [f"{name_of(names, i)}: {t}" for i, t in enumerate(state.totals)]

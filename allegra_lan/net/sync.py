@@ -49,7 +49,7 @@ from typing import Any, Callable, Hashable
 
 from ..log.envelope import Event, EventError, decode_event
 from ..text import one_line
-from ..table import TAKEOVER, Fork, Refused, Table, _peek_seq
+from ..table import TAKEOVER, Disagreement, Fork, Refused, Table, _peek_seq
 from .messages import MAX_BATCH, MAX_LINKS, MessageError, check_message
 
 MAX_REASON = 200  # characters of a refusal's reason we send (a peer's schema allows more)
@@ -88,6 +88,8 @@ class Replica:
     faults: list[Fault] = field(default_factory=list)
     accepted: list[Event] = field(default_factory=list)  # new events since the caller last looked
     fork: Fork | None = None  # once set, the game stops (DESIGN.md): nothing more is taken
+    # A seat's signed result our engine refuses (log/results.py): once set, the game stops.
+    disagreement: Disagreement | None = None
     alone_from: int | None = None  # the first event we wrote that no peer is known to hold
     barred: dict[int, frozenset[bytes]] = field(default_factory=dict)  # seq -> keys refused there
     # The only key whose genesis we take (the host's seat 0, from the lobby): a genesis is
@@ -413,6 +415,13 @@ class Replica:
         if r.fault == "promised":
             # Honest relaying, not the sender's fault: we ask for it again with a `have`
             # if the takeover is called off.
+            return
+        if isinstance(r, Disagreement):
+            # The proof: the peer stops the game (Peer.tick), naming the seat that signed it.
+            # Not a fault of whoever sent it: an honest peer passes the proof on (`disagree`).
+            if self.disagreement is None:
+                self.disagreement = r
+            out.append((peer, _refusal(r.seq, r.reason, r.fault)))
             return
         reason = f"sent ahead of its time (seq {seq} was not due yet): {r.reason}" if early else r.reason
         self._fault(peer, r.seq if r.seq is not None else seq, reason, r.fault)

@@ -22,8 +22,11 @@ from typing import Any, Collection
 
 from ..log.identity import Identity
 from ..log.takeover import ConsentError, read_seats
-from ..rules import to_act
 from ..table import Stage, Table
+
+# A takeover stands where a missing seat must write: a move, or its owed result of a round
+# (a seat that never signs stops the game as a seat that never moves does).
+TAKEOVER_STAGES = (Stage.PLAY, Stage.RESULT)
 from .lobby import Lobby
 
 ASK_AGAIN = 2.0  # seconds between the proposer's repeated asks (a peer may have been catching up)
@@ -95,13 +98,13 @@ def seats_to_take(table: Table, run: dict[int, bytes], present: Collection[bytes
     waits for the player, who may `resume`), a 3-seat table can give one seat away, a 4-seat
     table one, 5 or 6 seats two. A peer cut off from everyone whose own seats were already
     given away sees every seat missing: it has no one to agree with."""
-    if table.state is None or table.stage() is not Stage.PLAY:
+    if table.state is None or table.stage() not in TAKEOVER_STAGES:
         return []
-    d = to_act(table.state)
+    due = table.next_author()  # the seat to decide, or to sign its result of the round
     missing = sorted(s for s, owner in run.items() if owner not in present)
     if 2 * (table.players - len(missing)) <= table.players:
         return []
-    return missing if d is not None and d.seat in missing else []
+    return missing if due is not None and due in missing else []
 
 
 def proposer(players: int, taken: Collection[int], run: dict[int, bytes]) -> bytes | None:
@@ -136,5 +139,5 @@ def why_not(table: Table, run: dict[int, bytes], present: Collection[bytes],
     return None
 
 
-__all__ = ["Proposal", "Promise", "runners", "seats_to_take", "proposer", "parse_ask", "why_not",
+__all__ = ["TAKEOVER_STAGES", "Proposal", "Promise", "runners", "seats_to_take", "proposer", "parse_ask", "why_not",
            "ASK_AGAIN", "GIVE_UP", "RELEASE_AFTER"]

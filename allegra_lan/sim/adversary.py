@@ -7,7 +7,9 @@ connects (as a lobby browser or a spectator would) and sends what it likes.
 Everything they send is bytes on a connection, judged by the receiver's frame
 reader and its Peer exactly as a real socket's bytes would be.
 
-  forged       its own events again, with a flipped signature byte, ahead of the real ones
+  forged       its own events again, with a flipped signature byte, ahead of the real ones;
+               or (forged/result) a round's result signed with a wrong state hash: every
+               honest peer must stop with that signed result as the proof, naming its seat
   replayed     frames it sent (or, a stranger, received) earlier, sent again later
   malformed    arbitrary maps with known and unknown types and wrong field types, and
                bytes that are not a message at all (not msgpack, a float, a list, no `t`)
@@ -25,7 +27,9 @@ from typing import TYPE_CHECKING, Any
 from ..log.envelope import MAX_EVENT, Event, decode_event, sign_event
 from ..net.messages import MESSAGES
 from ..rules import Give, legal_moves, move_from_dict
+from ..log.results import RESULT
 from ..table import SETUP_KINDS, move_body
+from .scenario import FORGED_RESULT
 from .wire import encode_message, oversize_header, raw_frame
 
 if TYPE_CHECKING:
@@ -155,6 +159,52 @@ class Forged(Attack):
         for to in self.honest_links():
             self.inject(to, encode_message({"t": "events", "from": ev.seq, "items": [bytes(bad)]}))
         self.mark()
+
+
+class ForgedResult(Attack):
+    """Its seat's result of a round goes out signed with a wrong state hash (its own table
+    keeps the honest one, which nobody else ever sees): every honest peer must refuse it,
+    stop, and hold the same signed result as the proof, naming the seat (sim/invariants.py
+    `check_disagreements`). It keeps quiet about the fork its own peer then finds."""
+
+    kind = "forged"
+
+    def __init__(self, *a: Any, **kw: Any) -> None:
+        super().__init__(*a, **kw)
+        self.forged: dict[bytes, bytes] = {}  # our honest result -> the forged one sent instead
+
+    def _forge(self, ev: Event) -> bytes:
+        p = self.node.peer
+        assert p is not None
+        if ev.signed not in self.forged:
+            key = next(sp.identity.key for sp in p.players.values() if sp.identity.public == ev.author)
+            body = dict(ev.body)
+            body["hash"] = bytes(b ^ 0xFF for b in body["hash"])  # an engine that disagrees
+            self.forged[ev.signed] = sign_event(key, game=ev.game, seq=ev.seq, prev=ev.prev,
+                                                kind=ev.kind, body=body).signed
+            seat = p.table.seat_of(ev.author)
+            if self.world.rec.result_struck is None:
+                self.world.rec.result_struck = seat
+                self.world.trace(f"adversary {self.node.index} signs a forged result for seat "
+                                 f"{seat} at seq {ev.seq}")
+                self.mark()
+        return self.forged[ev.signed]
+
+    def outgoing(self, to: bytes, msg: dict[str, Any], frame: bytes) -> list[bytes]:
+        t = msg.get("t")
+        if t == "fork":
+            return []  # (its own peer holds both results now: it does not tell)
+        if t != "events":
+            return [frame]
+        items = []
+        for item in msg["items"]:
+            try:
+                ev = decode_event(item)
+            except ValueError:
+                items.append(item)
+                continue
+            items.append(self._forge(ev) if ev.kind == RESULT and self.own(ev) else item)
+        return [frame] if items == msg["items"] else [encode_message({**msg, "items": items})]
 
 
 class Replayed(Attack):
@@ -323,6 +373,8 @@ def make_attack(kind: str, variant: str, world: "World", node: "SimNode", rng: r
     cls = _KINDS[kind]
     if cls is Withholding:
         return Withholding(world, node, rng, strike_seq, count, variant=variant or "silent")
+    if cls is Forged and variant == FORGED_RESULT:
+        return ForgedResult(world, node, rng, strike_seq, count)
     return cls(world, node, rng, strike_seq, count)
 
 

@@ -31,6 +31,7 @@ class Disk:
     seats: bytes | None = None  # the last SaveSeats (written whole: always durable)
     superseded: list[bytes] = field(default_factory=list)
     fork: tuple[bytes, bytes] | None = None
+    disagreement: bytes | None = None  # a signed result our engine refused (the proof)
     lost: int = 0  # events a power cut took, over the run
 
     def persist(self, event: Event, sync: bool) -> None:

@@ -16,6 +16,9 @@ different logs and sees the failure a broken run would print.
   verify     `allegra replay verify`'s checker passes each distinct honest log
   run        the run ended within its step and virtual-time bounds (no livelock)
   notes      every note for the person is one line
+  results    where a forged-result adversary struck, every honest peer holds the same
+             signed result as the proof, by the forger's seat, and stopped naming that seat
+             and both state hashes; elsewhere no peer holds such a proof
 """
 
 from __future__ import annotations
@@ -35,10 +38,11 @@ from ..local import log_tags
 from ..table import TAKEOVER, Table
 from ..tools.verify import verify_file
 
-INVARIANTS = ("no_raise", "logs", "bounded", "finished", "takeover", "verify", "run", "notes")
+INVARIANTS = ("no_raise", "logs", "bounded", "finished", "takeover", "verify", "run", "notes",
+              "results")
 
 __all__ = ["INVARIANTS", "Verdicts", "check_logs", "check_takeovers", "check_verify",
-           "check_finished", "check_prefix"]
+           "check_finished", "check_prefix", "check_disagreements"]
 
 
 @dataclass
@@ -53,6 +57,36 @@ class Verdicts:
 
 def _pair(fork: tuple[bytes, bytes]) -> frozenset[bytes]:
     return frozenset(fork)
+
+
+def check_disagreements(proofs: dict[str, bytes | None], stops: dict[str, str | None], *,
+                        forger_seat: int | None) -> list[str]:
+    """A seat signed a result with a wrong state hash (`forger_seat`): every peer named holds
+    that one signed result as its proof, by that seat, and stopped with a reason naming the
+    seat and two different hashes. With no forger, no peer holds a proof (an honest engine
+    never disagrees with another)."""
+    held = {name: p for name, p in proofs.items() if p is not None}
+    if forger_seat is None:
+        return [f"{name} holds a disagreement proof with no forged result" for name in sorted(held)]
+    out: list[str] = []
+    missing = sorted(set(proofs) - set(held))
+    if missing:
+        out.append(f"{', '.join(missing)} hold no disagreement proof while a seat forged a result")
+    if len(set(held.values())) > 1:
+        out.append(f"different disagreement proofs: {len(set(held.values()))} distinct events")
+    for name, proof in sorted(held.items()):
+        try:
+            ev = decode_event(proof)
+        except EventError as e:
+            out.append(f"{name}'s disagreement proof is not an event: {e}")
+            continue
+        if ev.kind != "result":
+            out.append(f"{name}'s disagreement proof is a {ev.kind}, not a result")
+        stop = stops.get(name) or ""
+        hashes = [w.rstrip(",;") for w in stop.split() if len(w.rstrip(",;")) == 32]
+        if not stop.startswith(f"result: seat {forger_seat} ") or len(set(hashes)) != 2:
+            out.append(f"{name} stopped with {stop!r}, not naming seat {forger_seat} and both hashes")
+    return out
 
 
 def check_logs(logs: dict[str, Sequence[bytes]], forks: dict[str, tuple[bytes, bytes] | None],
@@ -191,13 +225,14 @@ class Outcome:
 
 
 def check_finished(outcomes: Sequence[Outcome], *, must_finish: bool, fork: bool,
-                   setup_disturbed: bool, ended: str) -> list[str]:
+                   setup_disturbed: bool, ended: str, disagreement: bool = False) -> list[str]:
     """The liveness rule (see the module doc); `must_finish` is decided by the caller from
     the faults that happened."""
     out: list[str] = []
     for o in outcomes:
         if o.stopped is not None:
-            legit = (fork and o.stopped == "fork") or (setup_disturbed and o.stopped != "fork")
+            legit = ((fork and o.stopped == "fork") or (setup_disturbed and o.stopped != "fork")
+                     or (disagreement and o.stopped.startswith("result: ")))
             if not legit:
                 out.append(f"{o.name} stopped early: {o.stopped}")
         elif must_finish and not (o.done and o.over):

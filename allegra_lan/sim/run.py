@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..net.peer.core import UNCONFIRMED
-from ..rules import to_act
 from ..table import CEREMONY_STAGES, TAKEOVER
 from .invariants import (
-    Outcome, Verdicts, check_finished, check_logs, check_prefix, check_takeovers, check_verify,
+    Outcome, Verdicts, check_disagreements, check_finished, check_logs, check_prefix,
+    check_takeovers, check_verify,
 )
 from .scenario import Options, Scenario, scenario
 from .world import SETUP_STAGES, STEP_CAP, VIRTUAL_CAP, World
@@ -103,6 +103,14 @@ def judge(w: World) -> Verdicts:
         forks[f"node {n.index}"] = proof
     if not rec.errors:
         v.add("logs", check_logs(logs, forks, fork_allowed=rec.fork_struck))
+        proofs: dict[str, bytes | None] = {}
+        for n in honest:
+            proof = n.disk.disagreement
+            if proof is None and n.peer is not None and n.peer.replica.disagreement is not None:
+                proof = n.peer.replica.disagreement.event.signed
+            proofs[f"node {n.index}"] = proof
+        v.add("results", check_disagreements(proofs, {f"node {n.index}": n.stopped for n in honest},
+                                             forger_seat=rec.result_struck))
     final = max(logs.values(), key=len) if logs else []
     forgers = frozenset(sp.identity.public for n in w.nodes if not n.honest and n.peer is not None
                         for sp in n.peer.players.values())
@@ -142,16 +150,17 @@ def judge(w: World) -> Verdicts:
             absent_seats = max(absent_seats, sum(1 for k in n.peer.runners().values()
                                                  if k in gone_keys))
     quorum = 2 * (sc.players - absent_seats) > sc.players
-    must_finish = (not rec.fork_struck and not moves_withheld
+    must_finish = (not rec.fork_struck and rec.result_struck is None and not moves_withheld
                    and (not absent or (sc.takeover > 0 and quorum and not rec.absent_in_setup)))
     outcomes = []
     for n in honest:
         p = n.peer
-        over = p is not None and p.table.state is not None and to_act(p.table.state) is None
+        over = p is not None and p.table.over
         outcomes.append(Outcome(f"node {n.index}", n.done, n.stopped, over,
                                 p.table.seq if p is not None else len(n.disk.events)))
     if not rec.errors:
         v.add("finished", check_finished(outcomes, must_finish=must_finish, fork=rec.fork_struck,
+                                         disagreement=rec.result_struck is not None,
                                          setup_disturbed=rec.setup_disturbed or rec.absent_in_setup,
                                          ended=rec.ended))
     run_problems = []

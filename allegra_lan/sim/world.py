@@ -33,7 +33,8 @@ from nacl.signing import SigningKey
 from ..log.envelope import Event
 from ..log.identity import Identity
 from ..net.actions import (
-    Changed, Close, Dial, Done, KeepFork, Note, Persist, Rewrite, SaveSeats, Send, Timer,
+    Changed, Close, Dial, Done, KeepDisagreement, KeepFork, Note, Persist, Rewrite, SaveSeats, Send,
+    Timer,
 )
 from ..log.codec import decode
 from ..net.peer import Peer, ResumeError, SeatSpec, knock_window
@@ -127,6 +128,7 @@ class Record:
     unresumable: list[str] = field(default_factory=list)
     setup_disturbed: bool = False  # a fault was active while the ceremony ran, or a power cut took a peer back to it
     fork_struck: bool = False
+    result_struck: int | None = None  # the seat a forged-result adversary signed a wrong hash for
     absent_in_play: bool = False  # a seat's peer left for good while the play ran
     absent_in_setup: bool = False
     absent_seats: int = 0  # seats whose peer is away for good (as seated at the start)
@@ -407,6 +409,10 @@ class World:
                 n.disk.fork = (a.first, a.second)
                 if self.verbose:
                     self.trace(f"node {n.index} keeps a fork proof")
+            elif kind is KeepDisagreement:
+                n.disk.disagreement = a.event
+                if self.verbose:
+                    self.trace(f"node {n.index} keeps a disagreement proof: {a.reason[:160]}")
             elif kind is Note:
                 if "\n" in a.text or "\r" in a.text:
                     self.rec.notes_multiline.append(f"node {n.index}: {a.text!r:.200}")

@@ -29,6 +29,7 @@ from allegra_lan.rules import JOKER
 from allegra_lan.rules.effects import Revealed
 from allegra_lan.log.identity import fingerprint
 from allegra_lan.log.replay import Replay, ReplayError, read_replay
+from allegra_lan.log.results import RESULT, duration, iso_time
 from allegra_lan.table import Fork, Refused, Table
 from allegra_lan.tool_args import EXPORT_FORMATS, add_export_arguments
 from allegra_lan.tools import fold_log, plain, prog_of, usage_error
@@ -94,7 +95,26 @@ def event_record(ev: Event, table: Table, before: Known | None = None) -> dict[s
     }
     if before is not None:
         rec.update(card_fields(ev, table, before))
+    rec.update(time_fields(ev, table))
     return rec
+
+
+def time_fields(ev: Event, table: Table) -> dict[str, Any]:
+    """The signed times (issue 13) as people read them: the genesis's `started`, a result's
+    clock (`time`), and on the result that ends the game its end and the game's duration."""
+    out: dict[str, Any] = {}
+    body = ev.body if isinstance(ev.body, dict) else {}
+    if ev.kind == "genesis" and type(body.get("started")) is int:
+        out["started"] = iso_time(body["started"])
+    elif ev.kind == RESULT and type(body.get("at")) is int:
+        out["time"] = iso_time(body["at"])
+        started, ended = table.times()
+        if ended is not None and table.events and table.events[-1] is ev:
+            out["ended"] = iso_time(ended)
+            if started is not None:
+                out["duration_ms"] = ended - started
+                out["duration"] = duration(ended - started)
+    return out
 
 
 def fault_record(fault: Refused, seq: int | None) -> dict[str, Any]:
@@ -193,6 +213,6 @@ def run_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 __all__ = [
-    "Known", "card_fields", "event_record", "fault_record", "export_records", "add_export_arguments", "run_export",
-    "CSV_HEADER", "round_rows",
+    "Known", "card_fields", "time_fields", "event_record", "fault_record", "export_records",
+    "add_export_arguments", "run_export", "CSV_HEADER", "round_rows",
 ]

@@ -14,6 +14,7 @@ from typing import Sequence, TextIO
 
 from allegra_lan.log.identity import fingerprint
 from allegra_lan.log.replay import ReplayError, read_replay
+from allegra_lan.log.results import duration, iso_time
 from allegra_lan.names import name_of
 from allegra_lan.rules import JOKER, CardView, SeatView, State, Variant, full_view, ruleset_from_dict, view
 from allegra_lan.rules.state import DECISION_WORDS
@@ -168,6 +169,28 @@ def render_setup(table: Table) -> str:
     return "\n".join(lines) + "\n"
 
 
+def render_signed(table: Table) -> str:
+    """The signed start, each round's results (how many seats signed, the scores) and the end,
+    of a log with signed results (issue 13); empty for an older log, which has none."""
+    g = table.genesis
+    if g is None or g.started is None:
+        return ""
+    started, ended = table.times()
+    lines = [f"started: {iso_time(started)} (seat 0's clock)"]
+    n = table.players
+    rounds = [(r[0].body, len(r)) for r in table.results]
+    if table.signing:
+        rounds.append((table.signing[0].body, len(table.signing)))
+    for body, count in rounds:
+        lines.append(f"round {body['round'] + 1} result signed by {count} of {n} seats: scores "
+                     f"{' '.join(map(str, body['scores']))}, totals {' '.join(map(str, body['totals']))} "
+                     f"(state hash {body['hash'].hex()[:16]})")
+    if ended is not None:
+        lines.append(f"ended: {iso_time(ended)} (the last result's clock), after "
+                     f"{duration(ended - started) if started is not None else '-'}")
+    return "\n".join(lines) + "\n"
+
+
 def render_table(table_or_state: Table | State, names: Sequence[str] | None = None,
                  seat: int | None = None, show_all: bool = False) -> str:
     """The table as text: as `seat` sees it, as a spectator (seat None), or every card (show_all).
@@ -243,11 +266,14 @@ def run_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(render_setup(t))
     else:
         out.write(render_table(t, seat=seat, show_all=show_all))
+    signed = render_signed(t)
+    if signed:
+        out.write("\n" + signed)
     out.flush()
     return status
 
 
 __all__ = [
-    "card_text", "cell_text", "render_view", "render_setup", "render_table",
+    "card_text", "cell_text", "render_view", "render_setup", "render_table", "render_signed",
     "add_show_arguments", "run_show",
 ]

@@ -155,8 +155,10 @@ def _mtime(path: str) -> float:
 
 def group_games(verdicts: Iterable[Verdict], *,
                 events_of: Callable[[str], list[bytes] | None] = _events,
-                mtime_of: Callable[[str], float] = _mtime) -> tuple[list[Game], list[LeftOut]]:
-    """The games of `verdicts`, each once, and the lines of what is left out.
+                mtime_of: Callable[[str], float] = _mtime,
+                signed: bool = False) -> tuple[list[Game], list[LeftOut]]:
+    """The games of `verdicts`, each once, and the lines of what is left out; with `signed`,
+    a finished game whose results are not signed by every seat (an older log) is left out too.
 
     Copies with the same head event and length are the same log (the chain
     links every event to the one before). Only when heads differ are the
@@ -201,6 +203,10 @@ def group_games(verdicts: Iterable[Verdict], *,
                                 f"{longest.events - 1}): {files}", False, "unfinished", gid))
             continue
         chosen = whole[0]
+        if signed and not chosen.signed_by_all:
+            left.append(LeftOut(f"game {gid}: its results are not signed by every seat (a log of "
+                                f"an older version): {', '.join(v.path for v in copies)}", False))
+            continue
         games.append(Game(chosen, [v.path for v in whole], [v.path for v in copies if not v.finished],
                           min(mtime_of(v.path) for v in copies)))
     return games, left
@@ -225,9 +231,11 @@ def _sort_rows(rows: Iterable[PlayerRow]) -> list[PlayerRow]:
 def standings(verdicts: Iterable[Verdict], players: Players | None = None, *,
               rating: bool = True,
               events_of: Callable[[str], list[bytes] | None] = _events,
-              mtime_of: Callable[[str], float] = _mtime) -> Standings:
-    """Each game once, summed per entrant in one table per (variant, seats), rated in time order."""
-    games, left = group_games(verdicts, events_of=events_of, mtime_of=mtime_of)
+              mtime_of: Callable[[str], float] = _mtime,
+              signed: bool = False) -> Standings:
+    """Each game once, summed per entrant in one table per (variant, seats), rated in time order
+    (`signed`: only games whose every round every seat signed, issue 13)."""
+    games, left = group_games(verdicts, events_of=events_of, mtime_of=mtime_of, signed=signed)
     games.sort(key=lambda g: g.when)
     bot = _bot_pattern()
     groups: dict[tuple[str, int], tuple[dict[str, PlayerRow], list[Game], list]] = {}
@@ -389,7 +397,7 @@ def run_standings(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             unread += 1
         else:
             verdicts.append(v)
-    s = standings(verdicts, players)
+    s = standings(verdicts, players, signed=bool(getattr(args, "signed", False)))
     label = str(players_path) if players_path is not None else "the players file"
     if fmt == "csv":
         write_csv(s, out)

@@ -8,6 +8,11 @@ short by a crash is still a valid prefix: it passes as *unfinished*, and its
 Result must say so (`*`). The header's free-text tags (Event, Site, Date) are
 not in the signed log, so nothing can check them; every other byte of a
 replay is checked by something.
+
+A log of the version with signed results (issue 13) is finished only when every
+seat signed the last round's result; its verdict says "results signed by every
+seat". An older log (its genesis has no start time) has no signed results: it
+still verifies, and its verdict says so.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from allegra_lan.local import log_tags, result_tags
 from allegra_lan.log.envelope import decode_event
 from allegra_lan.log.identity import fingerprint
 from allegra_lan.log.replay import Replay, ReplayError, ReplayStream, read_replay
-from allegra_lan.rules import ruleset_from_dict, to_act
+from allegra_lan.rules import ruleset_from_dict
 from allegra_lan.table import Fork, Table
 from allegra_lan.tool_args import add_verify_arguments, jobs_arg
 from allegra_lan.tools import (
@@ -34,6 +39,8 @@ if TYPE_CHECKING:
     from concurrent.futures import Future
 
 PROG = "allegra replay verify"
+SIGNED_BY_ALL = "all"
+OLD_LOG = "old"
 PROGRESS_OVER = 20  # more files than this get a progress bar on a terminal
 _SEAT_TAG = re.compile(r"Seat(\d+)")
 
@@ -60,6 +67,16 @@ class Verdict:
     variant: str = ""  # the ruleset's variant ("allegra", "grande")
     head: str = ""  # the last event's id (hex): with `events`, equal logs have equal heads
     date: str = ""  # the header's Date tag (free text nobody signed; "" if none)
+    # Signed results (issue 13): "all" when every round of a finished game has every seat's
+    # signed result, "old" for an older log (no start time, so no results), "" otherwise.
+    signed: str = ""
+    started: int | None = None  # the genesis's start time (ms since the epoch, UTC)
+    ended: int | None = None  # the latest clock of the last round's results
+
+    @property
+    def signed_by_all(self) -> bool:
+        """Every round's result carries every seat's signature (a finished game only)."""
+        return self.signed == SIGNED_BY_ALL
 
     @property
     def unfinished(self) -> bool:
@@ -153,7 +170,9 @@ def verify_file(path: str | os.PathLike[str]) -> Verdict:
     if replay.fault is not None:
         seq, reason = replay.fault
         return _fail(name, "seq", reason, seq, events=t.seq, notes=notes, seats=seats, **ident)
-    over = t.state is not None and to_act(t.state) is None
+    over = t.over
+    if t.genesis is not None:
+        ident["started"], ident["ended"] = t.times()  # type: ignore[assignment]
     if over and replay.cut_short:
         return _fail(name, "seq", "a line after the game's end is cut short", t.seq, events=t.seq,
                      notes=notes, seats=seats, **ident)
@@ -165,8 +184,10 @@ def verify_file(path: str | os.PathLike[str]) -> Verdict:
         return Verdict(name, True, events=t.seq, notes=notes, seats=seats, **ident)
     assert t.state is not None
     tags = result_tags(t.state)
+    signed = OLD_LOG if not t.signs_results else (
+        SIGNED_BY_ALL if len(t.results) == len(t.state.results) else "")
     return Verdict(name, True, events=t.seq, finished=True, result=tags["Result"], notes=notes,
-                   seats=seats, totals=tuple(t.state.totals),
+                   seats=seats, totals=tuple(t.state.totals), signed=signed,
                    winners=tuple(int(w) for w in tags["Winners"].split()), **ident)
 
 
@@ -175,6 +196,10 @@ def verdict_line(v: Verdict) -> str:
     if v.ok:
         if v.finished:
             detail = f"{v.events} events, finished: {v.result}"
+            if v.signed == SIGNED_BY_ALL:
+                detail += "; results signed by every seat"
+            elif v.signed == OLD_LOG:
+                detail += "; no signed results (a log of an older version)"
         elif v.events:
             detail = f"unfinished after seq {v.events - 1}"
         else:

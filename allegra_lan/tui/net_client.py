@@ -639,7 +639,7 @@ def run_net_client(identity: Identity, want: Want, pace: Pace) -> int:
     if node is not None and node.writer is not None:
         print(f"replay: {node.writer.path}")
         state = node.table.state
-        if state is None or to_act(state) is not None:  # left before the end: how to come back
+        if state is None or not node.table.over:  # left before the end: how to come back
             print(f"to go on with this game: {resume_command(node.writer.path, want.interface, profile_name())}")
     if client.failed or (client.failure and client.play is None):
         print(client.failure or client.message, file=sys.stderr)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from allegra_lan.bots.base import Bot, UnknownBot, seat_seed
 from allegra_lan.bots.registry import bot_names, make_bot
-from allegra_lan.local import LocalGame, Player, log_tags, simulated_setup
+from allegra_lan.local import LocalGame, Player, log_tags, simulated_setup, wall_ms
 from allegra_lan.log.identity import Identity, IdentityError, data_dir, load_or_create
 from allegra_lan.files import WriteFailed
 from allegra_lan.log.replay import ReplayWriter, game_stem
@@ -125,7 +125,8 @@ def start_game(args: PlayArgs, me: Identity, games_dir: Path) -> tuple[LocalGame
     players = [Player(args.name or person_name(), me)]
     players += [Player(f"{bots[s - 1]} {s}", bot_ids[s]) for s in range(1, n)]
     table_name = f"allegra play --seed {args.seed}" if args.seed is not None else "allegra play"
-    game = LocalGame(ruleset, players, game_id=game_id, nonces=nonces, table_name=table_name)
+    game = LocalGame(ruleset, players, game_id=game_id, nonces=nonces, table_name=table_name,
+                     clock=wall_ms)
     seed = game.table.seed
     assert seed is not None
     seat_bots = {s: make_bot(bots[s - 1], seat_seed(seed, s)) for s in range(1, n)}

@@ -33,6 +33,7 @@ from typing import Sequence
 
 from allegra_lan.log.envelope import Event
 from allegra_lan.log.replay import Replay, ReplayError, read_replay
+from allegra_lan.log.results import RESULT
 from allegra_lan.log.takeover import read_seats
 from allegra_lan.rules import Move, SeatView, State, move_from_dict, to_act, view
 from allegra_lan.rules.effects import GameEnded, RoundEnded
@@ -126,6 +127,8 @@ class Stepper:
                                           after, True, False, Notes.empty(after.players)))
                 keys.append((-1, -1, -1))
                 return
+            if ev.kind == RESULT:  # a seat's signed result of the round: no move, the same table
+                return
             d = to_act(prev)
             assert d is not None and ev.kind not in SETUP_KINDS
             notes = positions[-1].notes
@@ -156,7 +159,7 @@ class Stepper:
         for i, p in enumerate(positions):
             if i > 0 and (i + 1 == len(positions) or keys[i + 1] != keys[i]):
                 positions[i] = replace(p, turn_end=True)
-        if not cut_short and to_act(t.state) is not None:
+        if not cut_short and not t.over:  # (a log with signed results ends with the last ones)
             cut_short = f"the log stops at seq {t.seq - 1}, before the game's end"
         return cls(positions, names, last_seq=t.seq - 1, cut_short=cut_short)
 

@@ -19,5 +19,8 @@ TAKEOVER_BOT = "greedy"  # plays a taken seat that was a person's (a bot's seat 
 RATE = 2000.0  # messages a second a peer may send on average (a busy bot table sends ~500)
 BURST = 4000.0  # and at once; more, and the link is dropped and the peer named
 MAX_FAULTS = 1000  # refusals kept for the players to read (the oldest go first)
+DEFAULT_EPOCH_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z: the wall clock at `now` 0 of a
+# peer whose shell gives it none (the simulator, the tests: their logs stay deterministic);
+# the trio Node sets `Peer.epoch_ms` from the machine's clock
 MAX_ACTS = 64  # events one tick may write (a peer playing every seat of a ceremony writes 3n)
 

@@ -25,6 +25,15 @@ A bot's randomness derives from (its seat's secret key, the game, the seq or
 draw it decides for), so a bot resumed from its log re-signs exactly the event
 it signed before the crash; that is why its events may go out before they are
 on disk (`Persist.sync`, docs/architecture.md "What a crash loses").
+
+Owed events (a round's signed results, log/results.py) are written by the peer
+the moment the table says one of its seats owes one, for a person's seat as for
+a bot's, never asked of either. They carry the wall clock (`epoch_ms` + `now`,
+the shell sets `epoch_ms`), so they are fsynced before they go out: a resumed
+peer would sign another time, and two results of one seat at one seq are a fork.
+A signed result our engine refuses (`Disagreement`) stops the game as a fork does:
+the signed event is the proof, sent to every peer, and every honest peer stops
+naming the seat and both state hashes.
 """
 
 from __future__ import annotations
@@ -38,18 +47,20 @@ from ...bots.registry import make_bot
 from ...log.codec import encode
 from ...log.envelope import Event, EventError, decode_event
 from ...log.identity import Identity, fingerprint
-from ...rules import Decision, Move, Variant, ruleset_for, ruleset_from_dict, to_act
-from ...table import CEREMONY_STAGES, TAKEOVER, Fork, Refused, Stage, Table
+from ...rules import Decision, Move, Variant, ruleset_for, ruleset_from_dict
+from ...log.results import RESULT
+from ...table import CEREMONY_STAGES, TAKEOVER, Fork, Refused, Table
 from ...text import one_line
 from ..actions import (
-    Action, Changed, Close, Dial, Done, KeepFork, Note, Persist, Rewrite, Send, Timer,
+    Action, Changed, Close, Dial, Done, KeepDisagreement, KeepFork, Note, Persist, Rewrite, Send,
+    Timer,
 )
 from ..gate import MAX_WATCHERS
 from ..lobby import Claim, Lobby
 from ..messages import MessageError, MessageType, Sender, message_type
 from ..seats_file import SeatsFile
 from ..sync import Replica
-from ..takeover import Promise, Proposal, runners
+from ..takeover import TAKEOVER_STAGES, Promise, Proposal, runners
 from . import config
 from .data import Entropy, Joining, LinkState, Recent, ResumeError, SeatPlayer, SeatSpec, bot_name
 from .lobby import Lobbying
@@ -65,6 +76,7 @@ HANDLERS: dict[str, str] = {
     "lobby_error": "_on_lobby_error", "knock": "_on_knock", "ping": "_on_ping",
     "takeover_ask": "_on_takeover", "takeover_yes": "_on_takeover",
     "takeover_no": "_on_takeover", "takeover_off": "_on_takeover", "fork": "_on_fork",
+    "disagree": "_on_disagree",
 }
 
 
@@ -79,6 +91,9 @@ class Peer(Lobbying, Playing, TakingOver):
         self.pin = pin  # kept only to be written in the .seats file (the shell checks PINs)
         self.entropy = entropy
         self.pace = pace  # seconds each of our bots waits before it moves
+        # The wall clock, in ms since the Unix epoch, at `now` 0: what the signed start and
+        # result times are read from (`wall_ms`). The trio Node sets it from the machine's clock.
+        self.epoch_ms = config.DEFAULT_EPOCH_MS
         self.make_bot: Callable[[str, bytes], Bot] = make_bot  # a test may play its own bots
         self.replica = Replica(Table())
         self.lobby: Lobby | None = None
@@ -206,9 +221,14 @@ class Peer(Lobbying, Playing, TakingOver):
         return {} if self.lobby is None else runners(self.lobby, self.table)
 
     def finished(self) -> bool:
-        """The game reached its end (every round played)."""
-        state = self.table.state
-        return state is not None and to_act(state) is None
+        """The game reached its end (every round played and, in a log with signed results,
+        every seat's result of the last round taken)."""
+        return self.table.over
+
+    def wall_ms(self) -> int:
+        """The wall clock now, ms since the Unix epoch (UTC): signed into the genesis and
+        into our seats' results."""
+        return self.epoch_ms + int(self._now * 1000)
 
     def refusal(self, key: bytes) -> dict[str, Any] | None:
         """The message that turns away a link with `key` before it opens (the shell sends it
@@ -364,6 +384,9 @@ class Peer(Lobbying, Playing, TakingOver):
             return self._end()
         if self.replica.fork is not None:
             self._stop_for_fork()
+            return self._end()
+        if self.replica.disagreement is not None:
+            self._stop_for_disagreement()
             return self._end()
         for _ in range(config.MAX_ACTS):
             if not self._act():
@@ -523,8 +546,8 @@ class Peer(Lobbying, Playing, TakingOver):
         sp = next((p for p in self.players.values() if p.identity.public == ev.author), None)
         if sp is None:
             return False
-        if sp.bot is None or ev.kind in (TAKEOVER, "genesis"):
-            return True
+        if sp.bot is None or ev.kind in (TAKEOVER, "genesis", RESULT):
+            return True  # (a result carries our clock: a resumed peer would sign another)
         return self._decided_in_knock_window
 
     def _sync_seats(self) -> None:
@@ -754,6 +777,41 @@ class Peer(Lobbying, Playing, TakingOver):
         self.replica.fork = Fork(a, b)
         self._changed()
 
+    def _stop_for_disagreement(self) -> None:
+        """A seat signed a result our engine does not compute: keep the signed event (the
+        proof anyone holding the log can recheck), send it to every peer so that each
+        rechecks it and stops as we do, and stop naming the seat and both hashes."""
+        d = self.replica.disagreement
+        assert d is not None
+        if self.over:
+            return
+        self._out.append(KeepDisagreement(d.seq if d.seq is not None else self.table.seq,
+                                          d.event.author, d.event.signed, d.reason))
+        self._broadcast({"t": "disagree", "event": d.event.signed})
+        self._finish(d.reason)
+
+    def _on_disagree(self, key: bytes, msg: dict[str, Any]) -> None:
+        """Another peer's proof that a seat signed a result its engine refused: taken as if
+        the event came over the link, so our own table judges it. A proof for a seq we do
+        not hold yet waits as any early event does; a valid result is simply taken; one our
+        engine refuses too stops us (`Replica.disagreement`)."""
+        if self.replica.disagreement is not None or self.replica.fork is not None \
+                or self.table.genesis is None:
+            return
+        try:
+            ev = decode_event(msg["event"])
+        except EventError as e:
+            self._blame(f"refused from {fingerprint(key)}: a disagreement proof that is not an "
+                        f"event: {e}")
+            return
+        if ev.game != self.table.game or ev.kind != RESULT:
+            self._blame(f"refused from {fingerprint(key)}: a disagreement proof that is no "
+                        "result of this game")
+            return
+        self._deliver(self.replica.received(key, {"t": "events", "from": ev.seq,
+                                                  "items": [msg["event"]]}, self._now))
+        self._changed()
+
     def _pause_notes(self) -> None:
         """Nothing happened for a while: say who the game waits for, and abort a stuck start."""
         assert self._head_at is not None
@@ -789,7 +847,7 @@ class Peer(Lobbying, Playing, TakingOver):
         run = self.runners()
         connected = run.get(seat) in self.links
         later = ""
-        if not connected and self.lobby.takeover and stage is Stage.PLAY:
+        if not connected and self.lobby.takeover and stage in TAKEOVER_STAGES:
             present = self._present()
             away = sum(1 for owner in run.values() if owner not in present)
             if 2 * (self.table.players - away) > self.table.players:  # net/takeover.py

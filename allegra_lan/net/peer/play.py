@@ -3,8 +3,10 @@ and their windows (a part of `Peer`: its methods run on a Peer)."""
 
 from __future__ import annotations
 
-from allegra_lan.blake import blake2b
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
+
+from allegra_lan.blake import blake2b
 
 from ...bots.base import Bot
 from ...log.ceremony import commitment
@@ -96,7 +98,8 @@ class Playing:
             lobby = self.lobby
             if lobby is not None and lobby.host == self.me and lobby.all_ready():
                 self._claim_seats()
-                self._publish(self._sign(0, "genesis", lobby.genesis().body()))
+                genesis = replace(lobby.genesis(), started=self.wall_ms())  # signed results
+                self._publish(self._sign(0, "genesis", genesis.body()))
                 return True
             return False
         if not self.players:
@@ -107,6 +110,8 @@ class Playing:
             return False
         stage = t.stage()
         sp = self.players[seat]
+        if self._write_owed():
+            return True
         if stage is Stage.PLAY and sp.bot is None:
             return False  # a person's move: the terminal client calls `play_move`
         if stage is Stage.ACCEPT:
@@ -119,6 +124,17 @@ class Playing:
             return self._play(seat)
         else:
             return False
+        return True
+
+    def _write_owed(self: Peer) -> bool:
+        """The event the table says one of our seats owes now (log/results.py `Owed`: a
+        round's result; issue 12's deal shares will be owed too), signed and sent at once:
+        for a person's seat as for a bot's, neither asked, and no pace, since the log waits
+        for it. Whether one was written."""
+        owed = self.table.owed()
+        if owed is None or owed.seat not in self.players:
+            return False
+        self._publish(self._sign(owed.seat, owed.kind, owed.body_at(self.wall_ms())))
         return True
 
     def _play(self: Peer, seat: int) -> bool:

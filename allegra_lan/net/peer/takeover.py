@@ -8,10 +8,11 @@ from typing import TYPE_CHECKING, Any
 from ...log.envelope import sign_event
 from ...log.identity import fingerprint
 from ...log.takeover import ConsentError, check_consent, sign_consent
-from ...table import TAKEOVER, Stage
+from ...table import TAKEOVER
 from ..actions import SaveSeats
 from ..takeover import (
-    ASK_AGAIN, GIVE_UP, RELEASE_AFTER, Promise, Proposal, parse_ask, proposer, seats_to_take, why_not,
+    ASK_AGAIN, GIVE_UP, RELEASE_AFTER, TAKEOVER_STAGES, Promise, Proposal, parse_ask, proposer,
+    seats_to_take, why_not,
 )
 from . import config
 from .data import SeatPlayer
@@ -35,7 +36,7 @@ class TakingOver:
         """Propose, ask again or give up a takeover as its time comes."""
         self._release_promises()
         lobby, table = self.lobby, self.table
-        if lobby is None or not lobby.takeover or self.spectator or table.stage() is not Stage.PLAY:
+        if lobby is None or not lobby.takeover or self.spectator or table.stage() not in TAKEOVER_STAGES:
             return
         now = self._now
         p = self.proposal
