@@ -20,7 +20,7 @@ import zlib
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from allegra_lan.local import LocalGame, Player, derived, result_tags, seat_tags
 from allegra_lan.log.identity import Identity
@@ -54,16 +54,18 @@ class Written:
 
 
 def write_game(path: Path, people: Sequence[Player], *, variant: str = "grande", rounds: int = 2,
-               seed: int = 0, table: str = "t", date: str = "2026.03.01", limit: int | None = None) -> Written:
+               seed: int = 0, table: str = "t", date: str = "2026.03.01", limit: int | None = None,
+               clock: Callable[[], int] | None = None) -> Written:
     """A signed game of seeded random legal moves (never a Give, so rounds end soon) written to
-    `path`; cut after `limit` moves (an unfinished file) if given."""
+    `path`; cut after `limit` moves (an unfinished file) if given; with `clock`, a log that
+    signs its start and every round's results at the clock's times."""
     path.parent.mkdir(parents=True, exist_ok=True)
     rs = ruleset_from_dict({"variant": variant, "rounds": rounds})
     gid = derived("report-game", variant, len(people), seed)[:16]
     tags = {"Event": "Club night", "Date": date, "Variant": variant, "Table": table,
             "Players": str(len(people)), "Game": gid.hex(), **seat_tags(people)}
     writer = ReplayWriter(path, tags, fsync=False)
-    g = LocalGame(rs, list(people), game_id=gid, table_name=table, writer=writer,
+    g = LocalGame(rs, list(people), game_id=gid, table_name=table, writer=writer, clock=clock,
                   nonces=[derived("report-nonce", seed, i) for i in range(len(people))])
     rng = Stream(derived("report-moves", seed), "moves")
     played = 0

@@ -150,6 +150,33 @@ def test_each_game_page_has_the_engines_round_scores_and_a_chart_of_the_totals(
         assert not {"script", "iframe", "object", "embed"} & set(page.tags)
 
 
+def test_a_log_that_signs_its_times_shows_its_start_and_duration(tmp_path: Path) -> None:
+    """A game whose genesis signs its start and whose results sign their times: the list
+    and the page show the start (UTC) and how long it took, up to the last result; an older
+    log beside it keeps its Date tag."""
+    ticks = iter(range(1_900_000_000_000, 1_900_000_000_000 + 10**9, 95_000))  # 95 s a result
+    people = [person("ann", "timed0"), person("bob", "timed1")]
+    signed = write_game(tmp_path / "in" / "signed.allegra", people, seed=31, clock=lambda: next(ticks))
+    older = write_game(tmp_path / "in" / "older.allegra", people, seed=32, date="2026.03.09")
+    started, ended = signed.local.table.times()
+    assert started == 1_900_000_000_000 and ended is not None and ended > started
+    site = tmp_path / "site"
+    p = report_cli(tmp_path / "in", "--out", site)
+    assert p.returncode == 0, p.stderr
+    index = read_page((site / "index.html").read_text())
+    (games,) = tables_of(index, "games")
+    assert games[0][:2] == ["Start", "Duration"]
+    took = (ended - started) // 1000
+    want = f"{took // 60} min {took % 60:02d} s" if took >= 60 else f"{took} s"
+    assert sum(r[0] == "2030-03-17 17:46 UTC" for r in games[1:]) == 1, games  # 1_900_000_000 s
+    assert [r[1] for r in games[1:]].count(want) == 1, (games, want)
+    assert any(r[0] == "2026.03.09" and r[1] == "unknown" for r in games[1:]), games
+    page = read_page((site / f"game-{signed.game_id}.html").read_text())
+    assert "Started" in page.text and want in page.text
+    page = read_page((site / f"game-{older.game_id}.html").read_text())
+    assert "which nobody signed" in page.text
+
+
 def test_hostile_names_and_file_names_render_as_text(tmp_path: Path) -> None:
     people = [person(name, f"hostile{i}") for i, name in enumerate(HOSTILE)]
     files = tmp_path / "in"

@@ -18,6 +18,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -54,7 +55,8 @@ class Played:
 
 def play(folder: Path, name: str, *, variant: str = "grande", seats: tuple[int, ...] = (0, 1),
          players: list[Player] | None = None, seed: int = 0, date: str = "2026.03.01",
-         limit: int | None = None, moves: list[Move] | None = None) -> Played:
+         limit: int | None = None, moves: list[Move] | None = None,
+         clock: Callable[[], int] | None = None) -> Played:
     """A one-round game of random legal moves written to folder/name (cut after `limit` moves)."""
     folder.mkdir(parents=True, exist_ok=True)
     rs = ruleset_from_dict({"variant": variant, "rounds": 1})
@@ -64,7 +66,7 @@ def play(folder: Path, name: str, *, variant: str = "grande", seats: tuple[int, 
             "Table": "t", "Players": str(len(people)), "Game": gid.hex(), **seat_tags(people)}
     writer = ReplayWriter(folder / name, tags, fsync=False)
     g = LocalGame(rs, people, game_id=gid, nonces=[derived("standings-nonce", seed, i) for i in range(len(people))],
-                  table_name="t", writer=writer)
+                  table_name="t", writer=writer, clock=clock)
     rng = Stream(derived("standings-moves", seed), "moves")
     given_moves = list(moves or [])
     played: list[Move] = []
@@ -406,7 +408,34 @@ def test_ratings_follow_openskill_in_the_games_time_order(tmp_path: Path) -> Non
         assert float(r["ordinal"]) == pytest.approx(want.mu - 3 * want.sigma, abs=1e-3)  # type: ignore[attr-defined]
     text = standings_cli(night).stdout
     assert text.splitlines()[1].split()[-3:] == ["rating", "sigma", "ordinal"]
-    assert "rated in the order of their files' Date tags" in text
+    assert "a log of an older version, which signs none, by its file's Date tag" in text
+
+
+def test_ratings_follow_the_signed_start_times_before_the_date_tags(tmp_path: Path) -> None:
+    """Logs that sign their start: ratings follow the signed starts, not the Date tags
+    (which say the opposite here) nor the file names."""
+    from openskill.models import PlackettLuce
+
+    night = tmp_path / "night"
+    starts = [1_900_000_300_000, 1_900_000_100_000, 1_900_000_200_000]
+    games = [play(night, f"{i}.allegra", seats=seats, seed=90 + i, date=f"2026.03.0{i + 1}",
+                  clock=lambda at=at: at)
+             for i, (seats, at) in enumerate(zip([(0, 1, 2), (1, 2, 3), (3, 0, 1)], starts))]
+    assert [g.local.table.genesis.started for g in games] == starts
+    model = PlackettLuce()
+    current: dict[str, object] = {}
+    for g in sorted(games, key=lambda g: g.local.table.genesis.started):
+        fps = [p.identity.fingerprint for p in g.local.players]
+        teams = [[current.get(fp) or model.rating()] for fp in fps]
+        ranks = [1 + sum(1 for o in g.totals if o < t) for t in g.totals]
+        for fp, team in zip(fps, model.rate(teams, ranks=ranks)):
+            current[fp] = team[0]
+    p = standings_cli(night, "--format", "csv")
+    assert p.returncode == 0, p.stderr
+    for r in rows_of(p.stdout)[("grande", "3")]:
+        want = current[r["fingerprint"]]
+        assert float(r["rating"]) == pytest.approx(want.mu, abs=1e-4)  # type: ignore[attr-defined]
+        assert float(r["sigma"]) == pytest.approx(want.sigma, abs=1e-4)  # type: ignore[attr-defined]
 
 
 def test_finishing_ranks_share_places_and_lowest_total_is_first() -> None:

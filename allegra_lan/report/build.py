@@ -13,6 +13,7 @@ from typing import Callable, Iterable, Sequence
 
 from allegra_lan.fold import Folded, fold_log
 from allegra_lan.log.replay import ReplayError, read_replay
+from allegra_lan.log.results import duration, iso_time
 from allegra_lan.report.chart import totals_chart
 from allegra_lan.report.model import GameEntry, RoundRow, Seat, Section, Site, StandingRow, StandingTable
 from allegra_lan.tools.players import Players
@@ -71,12 +72,22 @@ def game_entry(g: Game, players: Players | None = None,
     verified = "yes" + (f", {copies} copies agree" if copies > 1 else "")
     entry = GameEntry(
         game_id=v.game, page=page_name(v.game), title=title, table=t.genesis.table, date=v.date,
-        start="", duration="", seats=seats, rounds=rounds, totals=list(v.totals),
+        start=_time(v.started), duration=_took(v.started, v.ended), seats=seats, rounds=rounds, totals=list(v.totals),
         winners=list(v.winners), verified=verified, files=list(g.copies), cut=list(g.cut),
     )
     entry.chart = totals_chart([s.name for s in seats], [r.totals for r in rounds],
                                f"Totals round by round: {title}")
     return entry
+
+
+def _time(ms: int | None) -> str:
+    """A signed time as the site shows it: `2026-12-02 06:30 UTC` ("" when the log signs
+    none, a log of an older version)."""
+    return "" if ms is None else iso_time(ms)[:16].replace("T", " ") + " UTC"
+
+
+def _took(started: int | None, ended: int | None) -> str:
+    return "" if started is None or ended is None else duration(ended - started)
 
 
 def _title(v: Verdict) -> str:

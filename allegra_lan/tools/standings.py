@@ -27,6 +27,7 @@ import argparse
 import csv
 import os
 import re
+import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence, TextIO, TypeVar
 
@@ -44,8 +45,9 @@ R = TypeVar("R")
 PROG = "allegra replay standings"
 FORMATS = STANDINGS_FORMATS
 BOT_KEY = "bot"  # the fingerprint column of a bot kind's row
-TIME_NOTE = ("games are rated in the order of their files' Date tags (the day only, not signed: "
-             "the logs hold no start time), then of the files' modification times")
+TIME_NOTE = ("games are rated in the order of their signed start times; a log of an older "
+             "version, which signs none, by its file's Date tag (the day only, not signed), "
+             "then by the files' modification times")
 
 
 @dataclass
@@ -82,6 +84,13 @@ class Game:
 
     @property
     def when(self) -> tuple[str, float, str]:
+        """The key games are put in time order by: the signed start time (its day, then
+        the second), or for a log of an older version, which signs none, the Date tag's day
+        and the files' earliest modification time; then the game id."""
+        started = self.verdict.started
+        if started is not None:
+            return (time.strftime("%Y.%m.%d", time.gmtime(started // 1000)), started / 1000,
+                    self.verdict.game)
         return (_day(self.verdict.date), self.mtime, self.verdict.game)
 
 

@@ -61,7 +61,8 @@ UNVERIFIED, NOT_PLANNED, UNKNOWN_KEY, CUT = "unverified", "not in the plan", "un
 FAILING = frozenset({WRONG, UNVERIFIED, UNFINISHED, DISPUTED})
 
 TIME_NOTE = ("games that meet at more than one planned table are matched in the order of their "
-             "files' Date tags, then the files' modification times (the logs sign no start time)")
+             "signed start times (a log of an older version, which signs none: its file's Date "
+             "tag, then the files' modification times)")
 
 
 class CheckError(ValueError):
@@ -70,10 +71,10 @@ class CheckError(ValueError):
 
 
 def game_time(game: Game) -> tuple[str, float, str]:
-    """When a game was played, for matching and rating in time order. The one place that
-    reads times: the Date tag (a day, unsigned), then the earliest modification time of the
-    game's files, then the game id (as `replay standings` orders games). Switch it here when
-    the genesis signs a start time."""
+    """When a game was played, for matching and rating in time order, as `replay standings`
+    orders games (`Game.when`): the signed start time; for a log of an older version, the
+    Date tag (a day, unsigned), then the earliest modification time of the game's files;
+    then the game id."""
     return game.when
 
 
