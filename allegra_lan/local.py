@@ -27,11 +27,12 @@ from .log.ceremony import Genesis, SeatInfo, commitment, derive_seed
 from .log.envelope import Event, sign_event
 from .log.identity import Identity, fingerprint
 from .log.knock import sign_knock
-from .log.replay import FORMAT, ReplayWriter
-from .rules import Ruleset, State, to_act, winners
+from .log.replay import ReplayWriter
+from .rules import Ruleset, State, to_act
 from .rules.rng import seed_from_number
 from .rules.moves import Give, Move
 from .table import Table, move_body
+from .tags import result_tags
 
 
 def wall_ms() -> int:
@@ -159,36 +160,5 @@ class LocalGame:
         return result_tags(self.state)
 
 
-def result_tags(state: State) -> dict[str, str]:
-    w = winners(state)
-    if not w:
-        return {"Result": "*"}
-    return {"Result": " ".join(str(t) for t in state.totals),
-            "Winners": " ".join(str(s) for s in w)}
-
-
 def seat_tags(players: Sequence[Player]) -> dict[str, str]:
     return {f"Seat{i}": f"{p.name} {fingerprint(p.identity.public)}" for i, p in enumerate(players)}
-
-
-def log_tags(table: Table) -> dict[str, str]:
-    """The header tags a log determines: what writers should put and what verify checks.
-
-    Variant, Players, Game, Table and Seat0..SeatN-1 come from the genesis;
-    Result (and Winners) from the final state, or Result `*` while unfinished."""
-    tags: dict[str, str] = {"Format": FORMAT}
-    if table.genesis is None or table.game is None:
-        tags["Result"] = "*"
-        return tags
-    g = table.genesis
-    tags["Variant"] = str(g.ruleset.get("variant"))
-    tags["Players"] = str(len(g.seats))
-    tags["Game"] = table.game.hex()
-    tags["Table"] = g.table
-    for i, s in enumerate(g.seats):
-        tags[f"Seat{i}"] = f"{s.name} {fingerprint(s.key)}"
-    if table.state is not None and table.over:
-        tags.update(result_tags(table.state))
-    else:
-        tags["Result"] = "*"
-    return tags

@@ -17,7 +17,8 @@ from typing import Sequence
 
 from allegra_lan.bots.driver import ACTION_VALUES, GameStats, play_game
 from allegra_lan.bots.registry import bot_names
-from allegra_lan.local import LocalGame, Player, SimulatedSetup, log_tags, simulated_setup, wall_ms
+from allegra_lan.local import LocalGame, Player, SimulatedSetup, simulated_setup, wall_ms
+from allegra_lan.tags import log_tags
 from allegra_lan.files import WriteFailed
 from allegra_lan.log.replay import ReplayWriter
 from allegra_lan.rules.ruleset import Ruleset, RulesetError, Variant, ruleset_for

@@ -20,7 +20,8 @@ from pathlib import Path
 
 from nacl.signing import VerifyKey
 
-from allegra_lan.local import LocalGame, Player, derived, log_tags, result_tags, seat_tags
+from allegra_lan.local import LocalGame, Player, derived, seat_tags
+from allegra_lan.tags import log_tags, result_tags
 from allegra_lan.log.envelope import decode_event
 from allegra_lan.log.identity import Identity
 from allegra_lan.log.replay import ReplayWriter, read_replay

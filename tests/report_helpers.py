@@ -22,7 +22,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Callable, Sequence
 
-from allegra_lan.local import LocalGame, Player, derived, result_tags, seat_tags
+from allegra_lan.local import LocalGame, Player, derived, seat_tags
+from allegra_lan.tags import result_tags
 from allegra_lan.log.identity import Identity
 from allegra_lan.log.replay import ReplayWriter
 from allegra_lan.rules import Give, Move, legal_moves, ruleset_from_dict, to_act

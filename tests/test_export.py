@@ -166,7 +166,8 @@ def test_export_csv_keeps_a_hostile_seat_name_whole(tmp_path: Path) -> None:
     import csv
     import io
 
-    from allegra_lan.local import LocalGame, Player, derived, result_tags, seat_tags
+    from allegra_lan.local import LocalGame, Player, derived, seat_tags
+    from allegra_lan.tags import result_tags
     from allegra_lan.log.identity import Identity
     from allegra_lan.log.replay import ReplayWriter
     from allegra_lan.rules import ruleset_from_dict

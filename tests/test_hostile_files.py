@@ -630,7 +630,7 @@ PLAY_ON_A_FULL_DISK = r"""
 import json, sys
 from pathlib import Path
 from allegra_lan.bots.driver import play_game
-from allegra_lan.local import log_tags
+from allegra_lan.tags import log_tags
 from allegra_lan.log.identity import Identity
 from allegra_lan.rules import ruleset_for
 from allegra_lan.tui.play import PlayArgs, start_game

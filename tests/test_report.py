@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from allegra_lan.local import result_tags
+from allegra_lan.tags import result_tags
 from allegra_lan.log.replay import read_replay
 from allegra_lan.report.chart import (
     DASHES, LEGEND_COLS, SHAPES, WIDTH, marker_path, nice_step, spread_labels, style_of, text_width, totals_chart,

@@ -23,7 +23,8 @@ from typing import Callable
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from allegra_lan.local import LocalGame, Player, derived, result_tags, seat_tags
+from allegra_lan.local import LocalGame, Player, derived, seat_tags
+from allegra_lan.tags import result_tags
 from allegra_lan.log.identity import Identity
 from allegra_lan.log.replay import ReplayWriter, read_replay
 from allegra_lan.rules import Give, Move, legal_moves, ruleset_from_dict, to_act

@@ -22,7 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from allegra_lan.local import LocalGame, Player, derived, log_tags, result_tags, seat_tags
+from allegra_lan.local import LocalGame, Player, derived, seat_tags
+from allegra_lan.tags import log_tags, result_tags
 from allegra_lan.log.identity import Identity, load_or_create
 from allegra_lan.log.replay import ReplayWriter
 from allegra_lan.rules import legal_moves, ruleset_for, to_act

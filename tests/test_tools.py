@@ -20,7 +20,8 @@ from typing import Any
 
 import pytest
 
-from allegra_lan.local import LocalGame, Player, derived, result_tags, seat_tags
+from allegra_lan.local import LocalGame, Player, derived, seat_tags
+from allegra_lan.tags import result_tags
 from allegra_lan.log.envelope import decode_event, sign_event
 from allegra_lan.log.identity import Identity, fingerprint
 from allegra_lan.log.replay import ReplayWriter, read_replay, write_replay

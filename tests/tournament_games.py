@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from allegra_lan.local import LocalGame, Player, derived, result_tags, seat_tags
+from allegra_lan.local import LocalGame, Player, derived, seat_tags
+from allegra_lan.tags import result_tags
 from allegra_lan.log.identity import Identity
 from allegra_lan.log.replay import ReplayWriter
 from allegra_lan.rules import Move, legal_moves, ruleset_from_dict, to_act

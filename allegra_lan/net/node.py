@@ -26,7 +26,7 @@ from typing import Any, Callable
 import trio
 
 from ..files import WriteFailed, append_whole, write_atomic, write_failed
-from ..local import log_tags
+from ..tags import log_tags
 from ..log.identity import fingerprint
 from ..log.replay import ReplayWriter, game_stem
 from ..rules import Move

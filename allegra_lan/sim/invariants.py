@@ -34,7 +34,7 @@ from ..log.ceremony import read_genesis
 from ..log.envelope import EventError, decode_event
 from ..log.replay import format_header
 from ..log.takeover import ConsentError, check_consent, read_seats
-from ..local import log_tags
+from ..tags import log_tags
 from ..table import TAKEOVER, Table
 from ..tools.verify import verify_file
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Sequence, TextIO
 
-from allegra_lan.local import log_tags, result_tags
+from allegra_lan.tags import log_tags, result_tags
 from allegra_lan.log.envelope import decode_event
 from allegra_lan.log.identity import fingerprint
 from allegra_lan.log.replay import Replay, ReplayError, ReplayStream, read_replay

@@ -27,7 +27,8 @@ from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.output import Output
 
 from allegra_lan.bots.base import Bot
-from allegra_lan.local import LocalGame, log_tags
+from allegra_lan.local import LocalGame
+from allegra_lan.tags import log_tags
 from allegra_lan.log.replay import ReplayWriter
 from allegra_lan.rules import (
     Discard, DrawFromDeck, Exchange, Give, Move, PeekCard, PeekLine, Place, ReplaceOpen,

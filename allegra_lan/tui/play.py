@@ -20,7 +20,8 @@ from pathlib import Path
 
 from allegra_lan.bots.base import Bot, UnknownBot, seat_seed
 from allegra_lan.bots.registry import bot_names, make_bot
-from allegra_lan.local import LocalGame, Player, log_tags, simulated_setup, wall_ms
+from allegra_lan.local import LocalGame, Player, simulated_setup, wall_ms
+from allegra_lan.tags import log_tags
 from allegra_lan.log.identity import Identity, IdentityError, data_dir, load_or_create
 from allegra_lan.files import WriteFailed
 from allegra_lan.log.replay import ReplayWriter, game_stem
