@@ -194,14 +194,14 @@ def check_takeovers(log: Sequence[bytes]) -> tuple[int, list[str]]:
     return seen, out
 
 
-def check_verify(table: Table, workdir: str) -> list[str]:
+def check_verify(table: Table) -> list[str]:
     """Write the log as the trio shell would (the header its tags fix) and run the
     `replay verify` checker on the file."""
     tags = {"Event": "allegra-lan game", "Site": "allegra-lan", "Date": "2026.01.01",
             **log_tags(table)}
     text = format_header(tags) + "".join(base64.b64encode(e.signed).decode("ascii") + "\n"
                                          for e in table.events)
-    fd, path = tempfile.mkstemp(suffix=".allegra", dir=workdir)
+    fd, path = tempfile.mkstemp(prefix="allegra-sim-", suffix=".allegra")  # removed below
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -19,16 +18,6 @@ from .scenario import Options, Scenario, scenario
 from .world import SETUP_STAGES, STEP_CAP, VIRTUAL_CAP, World
 
 __all__ = ["Result", "run_seed", "judge", "replay_command"]
-
-_WORKDIR: str | None = None
-
-
-def _workdir() -> str:
-    """One private directory per process for the files `replay verify` reads."""
-    global _WORKDIR
-    if _WORKDIR is None:
-        _WORKDIR = tempfile.mkdtemp(prefix="allegra-sim-")
-    return _WORKDIR
 
 
 @dataclass
@@ -133,7 +122,7 @@ def judge(w: World) -> Verdicts:
         head = n.peer.table.head
         if head not in checked:
             checked.add(head)
-            v.add("verify", check_verify(n.peer.table, _workdir()))
+            v.add("verify", check_verify(n.peer.table))
     absent_nodes = rec.absent_nodes | {n.index for n in left}
     absent = rec.absent_in_play or rec.absent_in_setup or bool(left)
     moves_withheld = any(a.kind == "withholding" and getattr(a, "variant", "") == "moves"
