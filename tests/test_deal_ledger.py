@@ -5,6 +5,7 @@ detected and attributed alike by every honest peer."""
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from typing import Any
 
@@ -70,6 +71,71 @@ def test_a_ledger_refuses_any_hostile_event_in_one_line_and_stays_usable(kind: s
     except LedgerError as e:
         assert "\n" not in str(e)
     assert ledger.owed() is not None and ledger.faults == [] or ledger.faults[0].seat == author
+
+
+def snapshots() -> dict[str, tuple[Ledger, int, dict[str, Any]]]:
+    """The author's ledger at the first moment each kind is owed in a real game, with the
+    author and the honest body (made once, copied per example)."""
+    out: dict[str, tuple[Ledger, int, dict[str, Any]]] = {}
+
+    def watch(ledger: Ledger, owed: Any, body: Any) -> Any:
+        kind, fields = encode(body)
+        out.setdefault(kind, (copy.deepcopy(ledger), owed.seat, fields))
+        return body
+
+    cheat_game(watch, players=2, tag=6)
+    assert sorted(out) == sorted(KINDS)
+    return out
+
+
+SNAPSHOTS: dict[str, tuple[Ledger, int, dict[str, Any]]] = {}
+
+
+def mutated(fields: dict[str, Any]) -> st.SearchStrategy[Any]:
+    """The honest body with some of its byte strings flipped, cut or replaced, fields
+    dropped or renumbered: near misses that reach the checks past the schema."""
+    def flip(b: bytes, i: int, bit: int) -> bytes:
+        if not b:
+            return b
+        i %= len(b)
+        return b[:i] + bytes([b[i] ^ (1 << bit)]) + b[i + 1:]
+
+    def walk(v: Any, draw: Any) -> Any:
+        if isinstance(v, bytes):
+            return draw(st.one_of(st.just(v), st.builds(flip, st.just(v), st.integers(0, 99), st.integers(0, 7)),
+                                  st.binary(min_size=len(v), max_size=len(v)), st.just(v[:-1])))
+        if isinstance(v, int):
+            return draw(st.one_of(st.just(v), st.integers(0, 3), st.just(v + 1)))
+        if isinstance(v, list):
+            items = [walk(x, draw) for x in v[:draw(st.integers(0, 3))] ] if draw(st.booleans()) else [walk(x, draw) for x in v]
+            return items
+        if isinstance(v, dict):
+            return {k: walk(x, draw) for k, x in v.items() if draw(st.integers(0, 9))}
+        return v
+
+    return st.composite(lambda draw: walk(fields, draw))()
+
+
+@settings(max_examples=120, deadline=None)
+@given(data=st.data())
+def test_a_ledger_judges_any_near_miss_of_a_real_event_as_a_fault_or_a_refusal(data: Any) -> None:
+    """Past the schema: a shuffle, shares and a secret of a real game, mutated; the ledger
+    refuses the event (LedgerError, one line) or takes it and names its author, never
+    anything else."""
+    if not SNAPSHOTS:
+        SNAPSHOTS.update(snapshots())
+    kind = data.draw(st.sampled_from(sorted(SNAPSHOTS)))
+    ledger, author, fields = SNAPSHOTS[kind]
+    ledger = copy.deepcopy(ledger)
+    body = data.draw(mutated(fields))
+    try:
+        ledger.take(author, kind, body)
+    except LedgerError as e:
+        assert "\n" not in str(e)
+        return
+    assert all(f.seat == author for f in ledger.faults)
+    if body == fields:
+        assert ledger.faults == []
 
 
 def test_bodies_round_trip_and_keep_within_the_wire_limits() -> None:

@@ -61,7 +61,10 @@ from .group import DealError
 from .keys import SeatKeys, check_seat_keys, joint_key, seat_keys
 from .passes import ShufflePass, check_shuffle, initial, shuffle_pass
 from .reveal import Share, check_share, make_share, open_card
-from .seal import box_keypair
+from .seal import box_keypair, seal
+
+_PROBE = bytes(range(32))
+"""A public sealer's secret, only to try a box key on arrival."""
 from .verdict import Fault
 from .verify import PileRecord, SeatRecord, check_secrets, verify_escrow, verify_pile
 
@@ -177,14 +180,14 @@ class Ledger:
         for s in range(self.players):
             if self.keys[s] is None:
                 return Owed(s, KEYS)
-        for s in range(self.players):
-            if s not in self.escrow:
-                return Owed(s, ESCROW)
         if self.broken is not None or self.ended:
             for s in range(self.players):
                 if s not in self.secrets:
                     return Owed(s, SECRET)
             return None
+        for s in range(self.players):
+            if s not in self.escrow:
+                return Owed(s, ESCROW)
         while self._work:
             what, key = self._work[0]
             if what == "pile":
@@ -235,9 +238,8 @@ class Ledger:
         requests = tuple(requests)
         if not requests:
             raise LedgerError("an empty batch")
-        for b in self.batches:
-            if b.requests == requests and not self._complete(b):
-                return b.number
+        if self.batches and self.batches[-1].requests == requests and not self._complete(self.batches[-1]):
+            return self.batches[-1].number
         if self.broken is not None or self.ended:
             raise LedgerError("the deal is over: no card opens now")
         where = []
@@ -302,6 +304,11 @@ class Ledger:
         keys = SeatKeys(author, b.commitment, b.box_key, b.deal_key, b.key_proof)
         self.keys[author] = keys
         fault = check_seat_keys(self.game, keys)
+        if fault is None:
+            try:  # a box key every seat can seal its escrow to (libsodium refuses low-order keys)
+                seal(_PROBE, (b"probe",), keys.box_key, bytes(32))
+            except DealError:
+                fault = Fault(author, "key", None, "its box key is not a usable X25519 key")
         if fault is not None:
             self._fault(fault)
         if author == self.seat and self.secret is not None and seat_keys(self.secret, self.game, author) != keys:
