@@ -325,3 +325,16 @@ def test_a_withheld_secret_is_named_and_the_game_unverified() -> None:
     assert not any(l.verified for l in game.deal.ledgers)
     assert [e.kind for e in game.deal.log[-1:]] == ["deal_secret"]  # seat 0's; seat 1's never came
     assert 1 not in game.deal.ledgers[0].secrets and 2 not in game.deal.ledgers[0].secrets
+
+
+def test_a_takeover_releases_the_seat_s_secret_from_every_holder_s_piece_and_names_a_bad_one() -> None:
+    secrets = secrets_for(3, 40)
+    deal = LedgerDeal(game_id(40), secrets)
+    deal.run()  # keys and escrow
+    spectator = deal.ledgers[-1]
+    pieces = {h: deal.ledgers[h].held[1] for h in (0, 2)}  # what seats 0 and 2 hand in for seat 1
+    assert spectator.release(1, pieces) == secrets[1]
+    assert spectator.release(1, {0: pieces[0], 2: bytes(32)}) == Fault(
+        2, "escrow", None, "the released share for seat 1 misses its commitment")
+    assert spectator.release(1, {0: pieces[0]}) == Fault(2, "escrow", None, "handed in no escrow share for seat 1")
+    assert spectator.release(1, {0: pieces[0], 2: "text"}).seat == 2  # type: ignore[union-attr]

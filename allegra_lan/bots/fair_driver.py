@@ -9,6 +9,12 @@ plus the peeker's own, and the other engines learn only that it happened. A bot 
 own seat's engine and nothing else. `OneProcessDeal` holds every seat's secret, as
 deal/whole.py does, because one process plays all seats; a peer holds only its own.
 
+Two deals serve the engines: `OneProcessDeal` calls the cryptography directly (the
+engine side proven alone), `LedgerDeal` (`play_ledger_game`) goes through the deal's
+log events: each seat's ledger (deal/ledger.py) makes what its seat owes, the events are
+signed and decoded from their bytes by one ledger per peer, and each engine learns only
+its own peer's ledger's answers, as a network game's peers will.
+
 The driver moves all engines in lockstep: a move is applied to every engine; while one
 waits (NeedValues) they must all wait for the same requests, which the deal then serves;
 after every move every engine's state hash (public knowledge only) must be equal.

@@ -8,11 +8,11 @@ machinery (log/schema.py), imported; what the shapes cannot say (a point valid, 
 good, a pass the right size) is the ledger's, and is a Fault of the author, not a refusal.
 
 Sizes: a signed event is at most 16 KiB (log/envelope.py MAX_EVENT) and a gossip message
-carries at most 48 KiB of events. The largest bodies are a shuffle part (MAX_PASS_CARDS
-cards of 66 bytes in msgpack: 200 cards are 13.2 KB, the envelope and signature about 0.2 KB
-more) and a shares part (MAX_PART_SHARES shares of at most 104 bytes: 13.3 KB). A pile of 160
-cards (any number of seats: a pass is one seat's) is one part, 10.8 KB signed; a round's
-end of 5 Grande seats asks at most 80 cards, one part of 8.5 KB.
+carries at most 48 KiB of events. Signed, with the largest numbers: a pass of a 160-card pile
+(any number of seats: a pass is one seat's) is one event of 10,800 bytes; a full shuffle part
+(MAX_PASS_CARDS = 200 cards) 13,444; a full shares part (MAX_PART_SHARES = 128) 13,802; a
+round's end of 5 Grande seats asks at most 80 cards, one shares event of 8,466; an escrow of
+15 pieces 1,966; keys 407; a secret 244 (tests/test_deal_ledger.py pins the limit).
 """
 
 from __future__ import annotations

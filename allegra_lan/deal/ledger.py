@@ -46,13 +46,13 @@ to no card) is in `private_faults`, never in `faults`, so public state stays equ
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol, Sequence
+from typing import Any, Mapping, Protocol, Sequence
 
 from allegra_lan.rules.cards import PileInfo, RevealRequest
 
 from .cards import CardPoints, Pile
 from .derive import check_secret, commitment
-from .escrow import EscrowShare, make_escrow, open_escrow
+from .escrow import EscrowShare, check_release, combine, make_escrow, open_escrow
 from .events import (
     ESCROW, KEYS, MAX_PART_SHARES, MAX_PASS_CARDS, SECRET, SHARES, SHUFFLE, Body, EscrowBody,
     EventBodyError, KeysBody, SecretBody, SharesBody, ShuffleBody, decode, escrow_body,
@@ -456,6 +456,27 @@ class Ledger:
                 out.append((b.requests[i].card, sh.point, sh.proof))
             return SharesBody(o.batch, o.part, tuple(out))
         return SecretBody(secret)
+
+    # ------------------------------------------------------------------ a takeover's release
+
+    def release(self, dealer: int, pieces: Mapping[int, object]) -> bytes | Fault:
+        """Seat `dealer`'s secret from the escrow pieces every other seat handed in for its
+        takeover (holder -> piece, as `held[dealer]` of each holder's ledger), or the Fault
+        of the first holder whose piece misses its commitment (or is missing), or of the
+        dealer when the pieces combine to a secret that misses its commitment. Pure: the
+        table decides when the consent is unanimous; every peer computes the same answer."""
+        items = self.escrow.get(dealer)
+        if items is None:
+            return Fault(dealer, "escrow", None, "published no escrow")
+        for item in items:
+            if item.holder not in pieces:
+                return Fault(item.holder, "escrow", None, f"handed in no escrow share for seat {dealer}")
+            fault = check_release(self.game, item, pieces[item.holder])
+            if fault is not None:
+                return fault
+        keys = self.keys[dealer]
+        assert keys is not None
+        return combine(self.game, dealer, [pieces[i.holder] for i in items], keys.commitment)  # type: ignore[misc]
 
     # ------------------------------------------------------------------ game end
 
