@@ -338,3 +338,20 @@ def test_a_takeover_releases_the_seat_s_secret_from_every_holder_s_piece_and_nam
         2, "escrow", None, "the released share for seat 1 misses its commitment")
     assert spectator.release(1, {0: pieces[0]}) == Fault(2, "escrow", None, "handed in no escrow share for seat 1")
     assert spectator.release(1, {0: pieces[0], 2: "text"}).seat == 2  # type: ignore[union-attr]
+
+
+def test_protocol_md_s_table_of_bodies_is_the_schemas() -> None:
+    """Every field of every kind's schema, and no other, in its row of PROTOCOL.md, and the
+    part sizes the code uses."""
+    import re
+    from pathlib import Path
+    text = (Path(__file__).resolve().parents[1] / "protocol" / "PROTOCOL.md").read_text(encoding="utf-8")
+    section = text[text.index("## Fair deal: the events"):]
+    for kind, spec in SCHEMAS.items():
+        row = next(line for line in section.splitlines() if line.startswith(f"| `{kind}` |"))
+        body = row.split("|")[2]
+        while "[" in body:  # only the body's own fields: drop what lies inside its arrays
+            body = re.sub(r"\[[^\[\]]*\]", "", body)
+        named = re.findall(r"[{,] ?([a-z_]+):", body)
+        assert named == list(spec.fields), (kind, named)  # type: ignore[attr-defined]
+    assert f"(1..{MAX_PASS_CARDS})" in section and f"(1..{MAX_PART_SHARES})" in section
