@@ -23,6 +23,7 @@ from allegra_lan.deal.verdict import Fault
 from allegra_lan.log.envelope import MAX_EVENT, NO_PREV, sign_event
 from allegra_lan.rules import AllegraRuleset, GrandeRuleset
 from allegra_lan.rules.engine import to_act
+from allegra_lan.rules.cards import PileInfo, RevealRequest
 from allegra_lan.rules.rng import seed_from_number
 from allegra_lan.rules.state import state_hash
 
@@ -213,7 +214,8 @@ def check_honest(game: LedgerGame, players: int) -> None:
                 if b is not a and b.source._public.get((r, c)) is None:
                     assert b.source._private.get((r, c)) is None or b.seat != spectator.seat
     for ledger in game.deal.ledgers:
-        assert ledger.faults == [] and ledger.private_faults == [] and ledger.broken is None
+        assert ledger.faults == [] and ledger.private_faults == [] and ledger.private_broken == []
+        assert ledger.broken is None
     # The game-end verification from the published secrets, on the spectator's and seat 0's.
     for ledger in (game.deal.ledgers[0], game.deal.ledgers[-1]):
         assert ledger.verdict() == () and ledger.verified
@@ -355,3 +357,43 @@ def test_protocol_md_s_table_of_bodies_is_the_schemas() -> None:
         named = re.findall(r"[{,] ?([a-z_]+):", body)
         assert named == list(spec.fields), (kind, named)  # type: ignore[attr-defined]
     assert f"(1..{MAX_PASS_CARDS})" in section and f"(1..{MAX_PART_SHARES})" in section
+
+
+class OnePile:
+    """The engine's answer to "which pile": one pile of 12 cards, round 0."""
+
+    info = PileInfo(0, 0, 0, tuple(range(12)))
+
+    def pile_of(self, round_no: int, card: int) -> PileInfo:
+        return self.info
+
+
+@pytest.mark.parametrize("first,then", [
+    (RevealRequest(0, 3, to=0), RevealRequest(0, 4)),  # a peek, then its copy opens in public
+    (RevealRequest(0, 4), RevealRequest(0, 3, to=0)),  # the public card, then the peek of its copy
+])
+def test_a_copy_that_only_the_peeker_can_see_stops_its_peer_alone(first: Any, then: Any) -> None:
+    """Seat 1 copies place 4 into place 3; seat 0 peeks at 3. Only seat 0's ledger can tell
+    that the two opened to one place: it gives no answer for the second and says why; every
+    other ledger answers as usual (the public state stays the same everywhere), and the
+    game-end verification names seat 1 for everyone."""
+    deal = LedgerDeal(game_id(41), secrets_for(2, 41), cheat=CopyCard(1, into=3, of=4))
+    deal.run()
+    answers: dict[int | None, list[Any]] = {}
+    for batch in ([first], [then]):
+        for l in deal.ledgers:
+            l.open_piles([OnePile.info])
+            l.need(batch, OnePile())
+        deal.run()
+        for l in deal.ledgers:
+            answers.setdefault(l.seat, []).extend(l.answers())
+    peeker = deal.ledgers[0]
+    assert len(peeker.private_broken) == 1 and "peeked" in peeker.private_broken[0]
+    assert [r for r, _ in answers[0]] == [first]  # the second opening is not given to its engine
+    for l in deal.ledgers[1:]:
+        assert l.private_broken == [] and l.broken is None
+        assert [r for r, _ in answers[l.seat]] == [first, then]
+    for l in deal.ledgers:
+        l.end()
+    deal.run()
+    assert {f.seat for f in deal.ledgers[-1].verdict()} == {1}

@@ -298,6 +298,9 @@ class LedgerDeal:
         broken = self.ledgers[0].broken
         if broken is not None or self.withheld is not None:
             raise DealStopped(f"the deal stopped: {broken or self.withheld}")
+        for l in self.ledgers:  # a copy only the peeker can see: its peer cannot go on
+            if l.private_broken:
+                raise DealStopped(f"the deal stopped at seat {l.seat}: {l.private_broken[0]}")
         for e, l in zip(engines, self.ledgers):
             try:
                 for request, place in l.answers():

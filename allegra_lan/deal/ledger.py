@@ -39,8 +39,9 @@ these stops the deal: no more work is owed, only the secrets.
 
 A ledger holds its own seat's secret (`Ledger(..., seat=s, secret=...)`) to make its own
 events and to add its own share to a peek; a spectator's ledger (`seat=None`) never holds
-one. What only this ledger can see (its escrow piece does not open; a card it peeked opens
-to no card) is in `private_faults`, never in `faults`, so public state stays equal.
+one. What only this ledger can see is kept apart, so public state stays equal: its escrow
+piece that does not open (`private_faults`, the dealer named), a card it peeked that opens
+to no card or to a place another card opened (`private_broken`: its peer cannot go on).
 """
 
 from __future__ import annotations
@@ -109,6 +110,7 @@ class _Pile:
     passes: list[ShufflePass] = field(default_factory=list)
     shares: list[Share] = field(default_factory=list)
     opened: dict[int, int] = field(default_factory=dict)  # place -> card, public openings
+    peeked: dict[int, int] = field(default_factory=dict)  # place -> card, this peer's own peeks
 
     @property
     def done(self) -> bool:
@@ -170,6 +172,10 @@ class Ledger:
         self._own_pass: dict[tuple[int, int], tuple[bytes, ...]] = {}
         self.faults: list[Fault] = []
         self.private_faults: list[Fault] = []
+        self.private_broken: list[str] = []
+        """What breaks the deal for this peer alone (its own peek opens to no card, or to a
+        place another card opened): it cannot go on, and no answer is given for that card;
+        whose shuffle it was is named at game end."""
         self.broken: str | None = None
         self.ended = False
 
@@ -270,6 +276,8 @@ class Ledger:
 
     def take(self, author: int, kind: str, body: Any) -> None:
         """Fold one event of the log (its author's seat, its kind, its raw body)."""
+        if type(author) is not int:
+            raise LedgerError("an event's author is not a seat number")
         o = self.owed()
         if o is None:
             raise LedgerError(f"a {str(kind)[:32]} event when no deal event is owed")
@@ -394,17 +402,25 @@ class Ledger:
                     self._broken(f"card #{r.card} of round {r.round_no} opens to the place card #{twin} "
                                  "opened to: the deal holds a copied card")
                     return
+                if p.peeked.get(j, r.card) != r.card:  # a copy only this peer can see: its own peek's place
+                    self.private_broken.append(f"card #{r.card} of round {r.round_no} opens to the place "
+                                               f"of card #{p.peeked[j]}, which this seat peeked")
+                    continue
                 answers.append((r, j))
             elif r.to != self.seat:
                 answers.append((r, None))
             elif self.secret is None:
-                self.private_faults.append(Fault(r.to, "share", place, "this peer cannot add its own share"))
+                self.private_broken.append(f"card #{r.card} of round {r.round_no} is this seat's peek, and "
+                                           "this peer holds no secret to add its own share")
             else:
                 own = make_share(self.secret, p.pile, r.to, place, p.final[place])
                 j = open_card(p.final[place], shares + [own.point], p.points())
-                if j is None:
-                    self.private_faults.append(Fault(r.to, "share", place, f"card #{r.card} peeked opens to no card"))
+                twin = p.opened.get(j, p.peeked.get(j, r.card)) if j is not None else None
+                if j is None or twin != r.card:
+                    why = "to no card" if j is None else f"to the place of card #{twin}"
+                    self.private_broken.append(f"card #{r.card} of round {r.round_no}, peeked, opens {why}")
                 else:
+                    p.peeked[j] = r.card
                     answers.append((r, j))
         self._answers.extend(answers)
 
