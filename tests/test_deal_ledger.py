@@ -238,10 +238,15 @@ def test_an_honest_bot_game_through_the_ledgers_finishes_alike_everywhere(rs: An
 def test_a_whole_three_round_grande_game_with_reshuffles_and_a_pile_in_parts() -> None:
     """The default rounds, a reshuffle's pile dealt the moment the engine made it, and a
     deck of more than MAX_PASS_CARDS cards, whose passes go in two parts."""
+    from test_partial_knowledge import Watch  # the walk of every engine after every move
+    watch = Watch()
     rs = GrandeRuleset(card_counts=tuple((v, 3) for v in range(-2, 14)))
-    game = play_ledger_game(rs, 2, seed_from_number(1), ["greedy", "greedy"], game_id(20), secrets_for(2, 20))
+    game = play_ledger_game(rs, 2, seed_from_number(1), ["greedy", "greedy"], game_id(20), secrets_for(2, 20),
+                            after_move=watch)
     check_honest(game, 2)
     assert any(e.source._private for e in game.engines[:-1])  # peeks opened by the peeker alone
+    assert watch.moves == game.stats.moves and watch.peeks and watch.private_seen > 0
+    assert watch.reshuffles > 0 and watch.fresh_closed > 0
     piles = game.deal.ledgers[-1].piles
     assert any(pile > 0 for _, pile in piles)  # a reshuffle was dealt
     big = AllegraRuleset(rounds=1, card_counts=tuple((v, 18) for v in range(-1, 12)))
