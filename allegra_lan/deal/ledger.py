@@ -251,7 +251,7 @@ class Ledger:
         where = []
         for r in requests:
             info = source.pile_of(r.round_no, r.card)
-            p = self._pile(info)
+            self._pile(info)
             where.append(((info.round_no, info.pile), r.card - info.first))
         owing: dict[int, list[int]] = {}
         for i, r in enumerate(requests):
@@ -414,14 +414,14 @@ class Ledger:
                                            "this peer holds no secret to add its own share")
             else:
                 own = make_share(self.secret, p.pile, r.to, place, p.final[place])
-                j = open_card(p.final[place], shares + [own.point], p.points())
-                twin = p.opened.get(j, p.peeked.get(j, r.card)) if j is not None else None
-                if j is None or twin != r.card:
-                    why = "to no card" if j is None else f"to the place of card #{twin}"
+                k = open_card(p.final[place], shares + [own.point], p.points())
+                other = p.opened.get(k, p.peeked.get(k, r.card)) if k is not None else None
+                if k is None or other != r.card:
+                    why = "to no card" if k is None else f"to the place of card #{other}"
                     self.private_broken.append(f"card #{r.card} of round {r.round_no}, peeked, opens {why}")
                 else:
-                    p.peeked[j] = r.card
-                    answers.append((r, j))
+                    p.peeked[k] = r.card
+                    answers.append((r, k))
         self._answers.extend(answers)
 
     def _broken(self, reason: str) -> None:
