@@ -293,6 +293,7 @@ def verdicts(game: LedgerGame, cheater: int) -> tuple[Fault, ...]:
     assert len(found) == 1  # every honest peer's ledger says the same
     out = found.pop()
     assert out and {f.seat for f in out} == {cheater}, out
+    assert all("\n" not in str(f) and str(f).startswith(f"seat {cheater}, ") for f in out)  # one line each
     return out
 
 
