@@ -309,3 +309,94 @@ def seal_open(sealed: bytes, box_secret: bytes, box_key: bytes) -> bytes:
     if poly1305(stream[:32], ct) != mac:
         raise Refused("a sealed box that does not open")
     return bytes(a ^ b for a, b in zip(ct, stream[32:]))
+
+
+# ----------------------------------------------------------------- the deal events (PROTOCOL.md, "Fair deal: the events")
+
+BYTES = "bytes"
+EVENT_FIELDS: dict[str, dict[str, object]] = {
+    "deal_keys": {"commitment": (BYTES, 32), "box_key": (BYTES, 32), "deal_key": (BYTES, 32), "key_proof": (BYTES, 64)},
+    "deal_escrow": {"pieces": ("list", 1, 15, ("tuple", (BYTES, 32), (BYTES, 80)))},
+    "deal_shuffle": {"round": "u32", "pile": "u32", "part": "u32", "cards": ("list", 1, 200, (BYTES, 64))},
+    "deal_shares": {"batch": "u32", "part": "u32", "shares": ("list", 1, 128, ("tuple", "u32", (BYTES, 32), (BYTES, 64)))},
+    "deal_secret": {"secret": (BYTES, 32)},
+}
+
+
+def _shape(spec: object, value: object, where: str) -> None:
+    if spec == "u32":
+        if type(value) is not int or not 0 <= value <= 2**32 - 1:
+            raise Refused(f"{where}: not a number 0..2^32-1")
+    elif isinstance(spec, tuple) and spec[0] == BYTES:
+        if type(value) is not bytes or len(value) != spec[1]:
+            raise Refused(f"{where}: not {spec[1]} bytes")
+    elif isinstance(spec, tuple) and spec[0] == "list":
+        _, lo, hi, item = spec
+        if type(value) is not list or not lo <= len(value) <= hi:  # type: ignore[operator]
+            raise Refused(f"{where}: not a list of {lo}..{hi}")
+        for i, x in enumerate(value):
+            _shape(item, x, f"{where}[{i}]")
+    elif isinstance(spec, tuple) and spec[0] == "tuple":
+        items = spec[1:]
+        if type(value) is not list or len(value) != len(items):
+            raise Refused(f"{where}: not a list of {len(items)}")
+        for i, (s, x) in enumerate(zip(items, value)):
+            _shape(s, x, f"{where}[{i}]")
+    else:
+        raise AssertionError(spec)
+
+
+def check_body(kind: str, body: object) -> None:
+    """Refused unless `body` is exactly the map its kind's table in PROTOCOL.md says."""
+    fields = EVENT_FIELDS.get(kind)
+    if fields is None:
+        raise Refused(f"{kind!r} is not a deal event kind")
+    if type(body) is not dict or set(body) != set(fields):
+        raise Refused(f"{kind}: not a map of exactly {', '.join(fields)}")
+    for name, spec in fields.items():
+        _shape(spec, body[name], name)
+
+
+def msgpack(v: object) -> bytes:
+    """Canonical msgpack (PROTOCOL.md, "Canonical msgpack") of the values a deal body holds:
+    non-negative integers, byte strings, text, arrays, maps with keys in bytewise order."""
+    def head(n: int, small: int | None, small_max: int, codes: tuple[int, int, int]) -> bytes:
+        if small is not None and n <= small_max:
+            return bytes([small | n])
+        for code, size in zip(codes, (1, 2, 4)):
+            if code and n < 1 << (8 * size):
+                return bytes([code]) + n.to_bytes(size, "big")
+        raise Refused("too long")
+    if type(v) is int:
+        assert v >= 0
+        if v < 128:
+            return bytes([v])
+        for code, size in ((0xcc, 1), (0xcd, 2), (0xce, 4), (0xcf, 8)):
+            if v < 1 << (8 * size):
+                return bytes([code]) + v.to_bytes(size, "big")
+    if type(v) is bytes:
+        return head(len(v), None, 0, (0xc4, 0xc5, 0xc6)) + v
+    if type(v) is str:
+        raw = v.encode()
+        return head(len(raw), 0xa0, 31, (0xd9, 0xda, 0xdb)) + raw
+    if type(v) is list:
+        return head(len(v), 0x90, 15, (0, 0xdc, 0xdd)) + b"".join(msgpack(x) for x in v)
+    if type(v) is dict:
+        keys = sorted(v, key=lambda k: k.encode())
+        return head(len(v), 0x80, 15, (0, 0xde, 0xdf)) + b"".join(msgpack(k) + msgpack(v[k]) for k in keys)
+    raise Refused(f"no canonical msgpack for {type(v).__name__}")
+
+
+def deal_order(players: int, pile_size: int, owing: dict[int, int]) -> list[tuple[int, str]]:
+    """Who writes which deal event, for a game that deals one pile of `pile_size` cards and
+    one batch (`owing`: seat -> how many of the batch's shares it owes), then ends."""
+    out = [(s, "deal_keys") for s in range(players)] + [(s, "deal_escrow") for s in range(players)]
+    out += [(s, "deal_shuffle") for s in range(players) for _ in range(-(-pile_size // 200))]
+    out += [(s, "deal_shares") for s in sorted(owing) for _ in range(-(-owing[s] // 128))]
+    return out + [(s, "deal_secret") for s in range(players)]
+
+
+def box_key_usable(box_key: bytes) -> bool:
+    """A box key no sealed box can be made to is a fault of its seat: X25519 with it gives
+    the all-zero output (a point of low order), which libsodium refuses."""
+    return x25519(bytes(range(32)), box_key) != bytes(32)

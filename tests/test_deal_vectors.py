@@ -174,3 +174,142 @@ def test_both_refuse_the_wrong_escrow_release() -> None:
     fault = check_release(GAME, EscrowShare(case["dealer"], case["holder"], b(item["commitment"]), b(item["sealed"])),
                           b(case["piece"]))
     assert fault is not None and fault.seat == case["holder"]
+
+
+# ----------------------------------------------------------------- the deal events (vectors/deal_events.json)
+
+E: dict[str, Any] = json.loads((ROOT / "protocol" / "vectors" / "deal_events.json").read_text(encoding="ascii"))
+EGAME = b(E["game"])
+
+
+def unjson(v: Any) -> Any:
+    if isinstance(v, dict) and set(v) == {"hex"}:
+        return b(v["hex"])
+    if isinstance(v, list):
+        return [unjson(x) for x in v]
+    if isinstance(v, dict):
+        return {k: unjson(x) for k, x in v.items()}
+    return v
+
+
+EVENTS = [dict(e, body=unjson(e["body"])) for e in E["events"]]
+
+
+def of_kind(kind: str) -> list[dict[str, Any]]:
+    return [e for e in EVENTS if e["kind"] == kind]
+
+
+def test_the_event_generator_rebuilds_its_vectors_byte_for_byte() -> None:
+    done = subprocess.run([sys.executable, str(ROOT / "protocol" / "make_deal_event_vectors.py"), "--check"],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+
+
+def test_reference_reads_every_event_body_its_bytes_and_its_place_in_the_order() -> None:
+    from allegra_lan.log.envelope import NO_PREV, decode_event
+    prev = NO_PREV
+    for seq, e in enumerate(EVENTS):
+        ref.check_body(e["kind"], e["body"])  # the reference's own reading of the tables
+        assert ref.msgpack(e["body"]).hex() == e["body_msgpack"]
+        ev = decode_event(b(e["signed"]))  # the package: the signed event holds exactly that body
+        assert (ev.seq, ev.prev, ev.kind, ev.body, ev.author.hex()) == (
+            seq, prev, e["kind"], e["body"], E["seats"][e["author"]]["identity"])
+        assert ev.signed[64:].endswith(b(e["body_msgpack"]))  # the body is the envelope's last field
+        prev = ev.id
+    owing = {s: sum(1 for r in E["batch"] if r["to"] != s) for s in range(E["players"])}
+    assert [(e["author"], e["kind"]) for e in EVENTS] == ref.deal_order(E["players"], len(E["values"]), owing)
+
+
+def test_reference_folds_the_events_to_the_answers_of_every_peer() -> None:
+    n, keys = E["players"], of_kind("deal_keys")
+    secrets = {e["author"]: e["body"]["secret"] for e in of_kind("deal_secret")}
+    joint = ref.IDENTITY
+    for e in keys:
+        k, seat = e["body"], e["author"]
+        assert ref.key_proof_verify(k["key_proof"], EGAME, seat, k["deal_key"]) and ref.box_key_usable(k["box_key"])
+        assert ref.unkeyed("commit", EGAME, seat, secrets[seat], size=32) == k["commitment"]
+        joint = ref.point_add(joint, ref.decode(k["deal_key"]))
+    for e in of_kind("deal_escrow"):  # every holder opens its piece; together they make the secret
+        dealer, together = e["author"], bytes(32)
+        for h, (commit, sealed) in zip([h for h in range(n) if h != dealer], e["body"]["pieces"]):
+            box_secret = ref.keyed(secrets[h], "box-key", EGAME, size=32)
+            piece = ref.seal_open(sealed, box_secret, keys[h]["body"]["box_key"])
+            assert ref.unkeyed("escrow-commit", EGAME, dealer, h, piece, size=32) == commit
+            together = bytes(x ^ y for x, y in zip(together, piece))
+        assert together == secrets[dealer]
+    final = of_kind("deal_shuffle")[-1]["body"]["cards"]
+    assert [e["body"]["round"] for e in of_kind("deal_shuffle")] == [E["round"]] * n
+    shares: dict[int, list[Any]] = {}
+    for e in of_kind("deal_shares"):
+        seat = e["author"]
+        assert [c for c, _, _ in e["body"]["shares"]] == [r["card"] for r in E["batch"] if r["to"] != seat]
+        for card, point, proof in e["body"]["shares"]:
+            shares.setdefault(card, []).append(ref.check_share(point, proof, EGAME, E["round"], 0, seat, card,
+                                                               keys[seat]["body"]["deal_key"], final[card]))
+    cards = [b(h) for h in E["card_points"]]
+    for peer, answers in E["answers"].items():
+        me = None if peer == "spectator" else int(peer.split()[1])
+        for (card, place), r in zip(answers, E["batch"]):
+            assert card == r["card"]
+            if r["to"] is not None and r["to"] != me:
+                assert place is None
+                continue
+            mine = list(shares[card])
+            if r["to"] is not None:  # the peeker adds its own share from its secret
+                x = ref.scalar(secrets[me], "deal-key", EGAME)
+                mine.append(ref.scalar_mult(x, ref.decode(final[card][:32])))
+            assert place is not None and ref.open_card(final[card], mine, cards) == place
+
+
+def test_both_refuse_every_malformed_body() -> None:
+    from allegra_lan.deal.events import EventBodyError, decode
+    for case in E["refused_bodies"]:
+        body = unjson(case["body"])
+        with pytest.raises(ref.Refused):
+            ref.check_body(case["kind"], body)
+        with pytest.raises(EventBodyError):
+            decode(case["kind"], body)
+
+
+def test_both_refuse_an_event_that_is_not_the_one_owed() -> None:
+    from allegra_lan.deal.ledger import Ledger, LedgerError
+    owing = {s: sum(1 for r in E["batch"] if r["to"] != s) for s in range(E["players"])}
+    order = ref.deal_order(E["players"], len(E["values"]), owing)
+    for case in E["refused_events"]:
+        assert order[case["at"]] != (case["author"], case["kind"])
+        ledger = Ledger(EGAME, E["players"])
+        for e in EVENTS[:case["at"]]:
+            ledger.take(e["author"], e["kind"], e["body"])
+        with pytest.raises(LedgerError):
+            ledger.take(case["author"], case["kind"], EVENTS[case["at"]]["body"])
+
+
+def test_reference_judges_every_changed_event_as_the_package_did() -> None:
+    """Each case: the package's verdict is in the file (refused, or taken with a fault
+    naming its author); the reference reaches the same one with its own checks."""
+    keys = {e["author"]: e["body"] for e in of_kind("deal_keys")}
+    final = of_kind("deal_shuffle")[-1]["body"]["cards"]
+    for case in E["judged"]:
+        body, author, kind = unjson(case["body"]), case["author"], case["kind"]
+        ref.check_body(kind, body)  # every case is well formed: what is wrong is past the schema
+        found: tuple[str, int | None] | None = None
+        if kind == "deal_shares":
+            owed = [r["card"] for r in E["batch"] if r["to"] != author]
+            if body["batch"] != 0 or [c for c, _, _ in body["shares"]] != owed:
+                assert "refused" in case
+                continue
+            for card, point, proof in body["shares"]:
+                try:
+                    ref.check_share(point, proof, EGAME, E["round"], 0, author, card, keys[author]["deal_key"], final[card])
+                except ref.Refused:
+                    found = ("share", card)
+                    break
+        elif kind == "deal_shuffle":
+            cards = body["cards"]
+            found = next((("shuffle", i) for i, c in enumerate(cards) if c in cards[:i]), None)
+        elif kind == "deal_keys":
+            found = None if ref.box_key_usable(body["box_key"]) else ("key", None)
+        elif kind == "deal_secret":
+            ok = ref.unkeyed("commit", EGAME, author, body["secret"], size=32) == keys[author]["commitment"]
+            found = None if ok else ("secret", None)
+        assert "refused" not in case and case["fault"] == {"seat": author, "step": found[0], "card": found[1]}, case

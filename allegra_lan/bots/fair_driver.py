@@ -9,6 +9,12 @@ plus the peeker's own, and the other engines learn only that it happened. A bot 
 own seat's engine and nothing else. `OneProcessDeal` holds every seat's secret, as
 deal/whole.py does, because one process plays all seats; a peer holds only its own.
 
+Two deals serve the engines: `OneProcessDeal` calls the cryptography directly (the
+engine side proven alone), `LedgerDeal` (`play_ledger_game`) goes through the deal's
+log events: each seat's ledger (deal/ledger.py) makes what its seat owes, the events are
+signed and decoded from their bytes by one ledger per peer, and each engine learns only
+its own peer's ledger's answers, as a network game's peers will.
+
 The driver moves all engines in lockstep: a move is applied to every engine; while one
 waits (NeedValues) they must all wait for the same requests, which the deal then serves;
 after every move every engine's state hash (public knowledge only) must be equal.
@@ -19,12 +25,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Protocol, Sequence
 
+from allegra_lan.blake import blake2b
+from nacl.signing import SigningKey
+
 from allegra_lan.deal.cards import Pile
+from allegra_lan.deal.cheats import Cheat
+from allegra_lan.deal.events import encode
+from allegra_lan.deal.ledger import Ledger, Owed
+from allegra_lan.log.envelope import NO_PREV, Event, decode_event, sign_event
 from allegra_lan.deal.keys import SeatKeys, seat_keys
 from allegra_lan.deal.reveal import check_share, make_share, open_card
 from allegra_lan.deal.passes import check_shuffle
 from allegra_lan.deal.whole import Dealt, Tamper, deal
-from allegra_lan.rules.cards import NeedValues, PartialCards, PileInfo, RevealRequest
+from allegra_lan.rules.cards import NeedValues, PartialCards, PileInfo, RevealRequest, ValueConflict
 from allegra_lan.rules.engine import apply, new_game, to_act, winners
 from allegra_lan.rules.moves import Move, describe_move
 from allegra_lan.rules.ruleset import Ruleset
@@ -211,4 +224,147 @@ def play_fair_game(
     return result
 
 
-__all__ = ["Dealer", "Engine", "FairError", "FairGame", "OneProcessDeal", "fair_engines", "play_fair_game", "step"]
+# ---------------------------------------------------------------- through the ledger and the log
+
+
+class DealStopped(FairError):
+    """The deal is broken (a fault named on arrival, or a card that opened wrong): the
+    game stops there and the seats owe their secrets, so that the verdict names the seat."""
+
+
+def identity(game: bytes, seat: int) -> SigningKey:
+    """A seat's Ed25519 identity in the one-process game (a peer has its own from its profile)."""
+    return SigningKey(blake2b(b"allegra-lan/fair-driver/identity" + game + bytes([seat]), digest_size=32).digest())
+
+
+class LedgerDeal:
+    """Every peer's side of the deal through signed events and one ledger per peer.
+
+    Unlike OneProcessDeal, no engine is told anything by the cryptography directly: each
+    seat's ledger makes the events its seat owes (`Ledger.mine`), a cheat may rewrite them,
+    they are signed (log/envelope.py), appended to one log and decoded from their signed
+    bytes by every peer's ledger, which checks them; each engine learns only the answers
+    of its own peer's ledger. The ledgers must agree after every event on what is owed
+    next and on whether the deal is broken (else FairError)."""
+
+    def __init__(self, game: bytes, secrets: Sequence[bytes], cheat: Cheat | None = None) -> None:
+        if len(game) != 16:
+            raise ValueError("a game id of the log is 16 bytes")
+        self.game = bytes(game)
+        self.players = len(secrets)
+        self.cheat = cheat
+        self.ids = [identity(self.game, s) for s in range(self.players)]
+        self.seat_of = {bytes(k.verify_key): s for s, k in enumerate(self.ids)}
+        self.ledgers = [Ledger(self.game, self.players, s, secret) for s, secret in enumerate(secrets)]
+        self.ledgers.append(Ledger(self.game, self.players))  # the spectator's
+        self.log: list[Event] = []
+        self.withheld: Owed | None = None
+
+    def run(self) -> None:
+        """Write and fold every deal event owed now, until none is or a seat withholds one."""
+        while self.withheld is None:
+            owed = {str(l.owed()) for l in self.ledgers}
+            if len(owed) != 1:
+                raise FairError(f"the ledgers disagree on what is owed: {sorted(owed)}")
+            o = self.ledgers[0].owed()
+            if o is None:
+                return
+            body = self.ledgers[o.seat].mine()
+            if body is None:
+                raise FairError(f"seat {o.seat}'s ledger cannot make {o}")
+            if self.cheat is not None:
+                body = self.cheat(self.ledgers[o.seat], o, body)
+                if body is None:
+                    self.withheld = o
+                    return
+            kind, fields = encode(body)
+            prev = self.log[-1].id if self.log else NO_PREV
+            self.log.append(sign_event(self.ids[o.seat], game=self.game, seq=len(self.log), prev=prev,
+                                       kind=kind, body=fields))
+            event = decode_event(self.log[-1].signed)
+            for l in self.ledgers:
+                l.take(self.seat_of[event.author], event.kind, event.body)
+            if len({l.broken is None for l in self.ledgers}) != 1:
+                raise FairError("the ledgers disagree on whether the deal is broken")
+
+    def serve(self, engines: Sequence[Engine], requests: Sequence[RevealRequest]) -> None:
+        """Each peer's ledger is told the batch by its own engine; the events owed are
+        written; each engine learns its own ledger's answers."""
+        self.run()
+        for e, l in zip(engines, self.ledgers):
+            l.open_piles(e.source.piles(requests[0].round_no))
+            l.need(requests, e.source)
+        self.run()
+        broken = self.ledgers[0].broken
+        if broken is not None or self.withheld is not None:
+            raise DealStopped(f"the deal stopped: {broken or self.withheld}")
+        for l in self.ledgers:  # a copy only the peeker can see: its peer cannot go on
+            if l.private_broken:
+                raise DealStopped(f"the deal stopped at seat {l.seat}: {l.private_broken[0]}")
+        for e, l in zip(engines, self.ledgers):
+            try:
+                for request, place in l.answers():
+                    e.source.learn(request, place)
+            except ValueConflict as x:  # a copy only this peer could see (its own peek's place)
+                raise DealStopped(f"the deal stopped at seat {e.seat}: {x}") from None
+
+    def finish(self) -> None:
+        """The game is over (or stopped): every seat owes its secret; write them."""
+        for l in self.ledgers:
+            l.end()
+        self.run()
+
+
+@dataclass
+class LedgerGame:
+    """A game played through the ledger: its engines, its deal (log, ledgers), and where it
+    stopped (None: it ended)."""
+
+    engines: list[Engine]
+    deal: LedgerDeal
+    stats: GameStats
+    stopped: str | None = None
+
+
+def play_ledger_game(
+    ruleset: Ruleset, players: int, seed: bytes, bots: Sequence[Bot | str],
+    game: bytes, secrets: Sequence[bytes], cheat: Cheat | None = None,
+    after_move: Callable[[Sequence[Engine], Move], None] | None = None,
+) -> LedgerGame:
+    """A whole fair-deal game whose values come only from each peer's ledger folding the
+    signed deal events; at its end (or where a broken deal stops it) every seat owes its
+    secret, and `result.deal.ledgers[s].verdict()` is peer s's game-end verification."""
+    if len(bots) != players or len(secrets) != players:
+        raise ValueError(f"{len(bots)} bots and {len(secrets)} secrets for {players} players")
+    seats = make_bots(bots, seed)
+    engines = fair_engines(ruleset, players)
+    deal_ = LedgerDeal(game, secrets, cheat)
+    stats = GameStats(players=players, variant=ruleset.variant)
+    result = LedgerGame(engines, deal_, stats)
+    deal_.run()  # the keys and the escrow, before the first move
+    try:
+        while (decision := to_act(engines[0].state)) is not None:
+            if stats.moves >= MAX_MOVES:
+                raise BotError(f"the game did not end within {MAX_MOVES} moves")
+            mine = engines[decision.seat].state
+            offered = offered_moves(mine, seats, stats, views=lambda s: view(engines[s].state, s))
+            move = seats[decision.seat].choose(view(mine, decision.seat), offered)
+            if move not in offered:
+                raise BotError(f"bot at seat {decision.seat} chose a move it was not offered: {describe_move(move)}")
+            before = engines[-1].state
+            step(engines, move, deal_)
+            stats.moves += 1
+            _count(stats, before, engines[-1].state)
+            if after_move is not None:
+                after_move(engines, move)
+    except DealStopped as x:
+        result.stopped = str(x)
+    deal_.finish()
+    final = engines[-1].state
+    stats.totals = tuple(final.totals)
+    stats.winners = winners(final)
+    return result
+
+
+__all__ = ["Dealer", "DealStopped", "Engine", "FairError", "FairGame", "LedgerDeal", "LedgerGame",
+           "OneProcessDeal", "fair_engines", "identity", "play_fair_game", "play_ledger_game", "step"]
