@@ -61,7 +61,8 @@ from typing import Any, Sequence
 from allegra_lan.bots.base import Bot, seat_seed
 from allegra_lan.bots.driver import play_game
 from allegra_lan.bots.greedy import GreedyBot, Weights
-from allegra_lan.local import LocalGame, Player, log_tags, simulated_setup
+from allegra_lan.local import LocalGame, Player, simulated_setup
+from allegra_lan.tags import log_tags
 from allegra_lan.log.replay import ReplayWriter, format_header
 from allegra_lan.rules import (
     HOLE, JOKER, DrawFromDeck, Move, Place, Slot, State, TakeDiscard, apply, to_act,

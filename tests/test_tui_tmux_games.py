@@ -174,8 +174,22 @@ class Player:
         self.rounds: list[str] = []  # every round-end screen, once
         self.last = ""
 
-    def look(self) -> str:
+    def settled(self) -> str:
+        """The pane once two captures 30 ms apart agree (at most 2 s): tmux takes a frame the
+        client wrote in one go in pieces, and a capture between two of them shows a torn
+        screen no person sees (a loaded clean-clone run read "co" of a half-drawn line)."""
         s = self.pane.screen()
+        end = time.monotonic() + 2
+        while time.monotonic() < end:
+            time.sleep(0.03)
+            again = self.pane.screen()
+            if again == s:
+                break
+            s = again
+        return s
+
+    def look(self) -> str:
+        s = self.settled()
         if s != self.last and s.strip():  # (a blank pane: tmux between a resize and the redraw)
             check_screen(s, self.width, self.height, self.names)
             self.screens += 1
