@@ -28,7 +28,7 @@ import os
 import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from ..log.ceremony import read_genesis
 from ..log.envelope import EventError, decode_event
@@ -115,6 +115,20 @@ def check_logs(logs: dict[str, Sequence[bytes]], forks: dict[str, tuple[bytes, b
             at = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
             out.append(f"{first} and {name} differ at seq {at} ({len(a)} and {len(b)} events)")
     return out
+
+
+def promised_to_an_adversary(seq: int, promises: Mapping[int, Any], adversaries: frozenset[bytes]) -> bool:
+    """Whether a peer whose log ends before `seq` (its next seq) is held there by a consent it
+    gave to an adversary's takeover (seeds 605120 and 607606 of the long run: the
+    `withholding/moves` adversary proposed to take an absent seat over, got every consent,
+    wrote the takeover and showed it to nobody). The consenting peer keeps its promise while
+    the proposer stays (net/takeover.py `Promise`: releasing it while the takeover may be
+    written could split the log), so when the seat's own player comes back it refuses that
+    seat's move at `seq`, and its log stays a prefix of the player's. Against a proposer that
+    is present and lies, the takeover keeps safety and gives up liveness, as any withholding
+    adversary's table does; such a peer is judged by its log's prefix (`check_prefix`)."""
+    promise = promises.get(seq)
+    return promise is not None and getattr(promise, "proposer", None) in adversaries
 
 
 def check_prefix(name: str, log: Sequence[bytes], full: Sequence[bytes],

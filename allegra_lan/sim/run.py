@@ -12,7 +12,7 @@ from ..net.peer.core import UNCONFIRMED
 from ..table import CEREMONY_STAGES, TAKEOVER
 from .invariants import (
     Outcome, Verdicts, check_disagreements, check_finished, check_logs, check_prefix,
-    check_takeovers, check_verify,
+    check_takeovers, check_verify, promised_to_an_adversary,
 )
 from .scenario import Options, Scenario, scenario
 from .world import SETUP_STAGES, STEP_CAP, VIRTUAL_CAP, World
@@ -80,6 +80,12 @@ def judge(w: World) -> Verdicts:
     # finished another ending (seed 102136), so it too is judged by its log's prefix.
     stranded += [n for n in w.honest_nodes() if n not in stranded and n.done
                  and (n.stopped or "").startswith(UNCONFIRMED)]
+    # A peer that keeps its consent to a lying adversary's takeover refuses the seat's own
+    # move at that seq (invariants.promised_to_an_adversary): judged by its log's prefix.
+    adversaries = frozenset(n.key for n in w.nodes if not n.honest)
+    held = [n for n in w.honest_nodes() if n not in stranded and n.peer is not None
+            and promised_to_an_adversary(n.peer.table.seq, n.peer.promises, adversaries)]
+    stranded += held
     honest = [n for n in w.honest_nodes() if n not in stranded]
     logs = {f"node {n.index}": n.disk.events if n.peer is None else [e.signed for e in n.peer.table.events]
             for n in honest}
@@ -182,6 +188,7 @@ def run_seed(seed: int, options: Options = Options(), *, verbose: bool = False,
     if honest and all(n.done for n in honest):
         outcome = "stopped" if any(n.stopped for n in honest) else "finished"
     facts: Counter[str] = Counter()
+    adversaries = frozenset(n.key for n in w.nodes if not n.honest)
     for n in w.nodes:
         if n.peer is None:
             continue
@@ -194,6 +201,8 @@ def run_seed(seed: int, options: Options = Options(), *, verbose: bool = False,
         facts["fork proof"] += n.peer.replica.fork is not None
         facts["stranded"] += n.stranded
         facts["lost to a power cut"] += n.disk.lost
+        facts["held by a promise to an adversary"] += promised_to_an_adversary(
+            n.peer.table.seq, n.peer.promises, adversaries)
     spread = []
     for times in rec.events_at.values():
         if len(times) > 1:
