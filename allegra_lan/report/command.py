@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, TextIO
 from allegra_lan.files import WriteFailed
 from allegra_lan.report.args import DEFAULT_TITLE
 from allegra_lan.tools import ToolError, files_and_jobs, prog_of, usage_error
-from allegra_lan.tools.players import Players, PlayersError, read_players
-from allegra_lan.tools.verify import unreadable, unreadable_line, verify_many
+from allegra_lan.tools.players import PlayersError, players_option
+from allegra_lan.tools.verify import verify_readable
 
 if TYPE_CHECKING:
     from allegra_lan.report.model import Site
@@ -32,22 +32,12 @@ def run_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         paths, jobs = files_and_jobs(args)
     except (SiteError, ToolError) as e:
         return usage_error(err, prog, str(e))
-    players_path = getattr(args, "players", None)
-    players: Players | None = None
-    if players_path is not None:
-        try:
-            players = read_players(players_path)
-        except PlayersError as e:
-            return usage_error(err, prog, str(e))
-    verdicts = []
-    unread: list[str] = []
-    for v in verify_many(paths, jobs):
-        if unreadable(v):
-            err.write(unreadable_line(prog, v) + "\n")
-            unread.append(f"FAIL {v.path}  {v.reason}")
-        else:
-            verdicts.append(v)
-    label = str(players_path) if players_path is not None else "the players file"
+    try:
+        players, label = players_option(args)
+    except PlayersError as e:
+        return usage_error(err, prog, str(e))
+    verdicts, not_replays = verify_readable(paths, jobs, prog, err)
+    unread = [f"FAIL {v.path}  {v.reason}" for v in not_replays]
     title = getattr(args, "title", None) or DEFAULT_TITLE
     try:
         site = build_site(verdicts, players, title=title, players_label=label, unreadable=unread)

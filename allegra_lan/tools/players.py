@@ -137,4 +137,14 @@ def read_players(path: str | Path) -> Players:
     return parse_players(text, p.suffix.lower(), str(path))
 
 
-__all__ = ["Players", "PlayersError", "parse_players", "read_players", "FINGERPRINT"]
+def players_option(args: Any, unnamed: str = "the players file") -> tuple[Players | None, str]:
+    """The players file a command's `--players` names (None without it), and how its lines
+    name it (its path; `unnamed` without one); PlayersError for a file that cannot be used.
+    Every command that takes `--players` reads it so."""
+    path = getattr(args, "players", None)
+    if path is None:
+        return None, unnamed
+    return read_players(path), str(path)
+
+
+__all__ = ["Players", "PlayersError", "parse_players", "read_players", "players_option", "FINGERPRINT"]

@@ -35,10 +35,8 @@ from allegra_lan.log.replay import ReplayError, read_replay
 from allegra_lan.tool_args import STANDINGS_FORMATS, add_standings_arguments
 from allegra_lan.tools import ToolError, files_and_jobs, prog_of, usage_error
 from allegra_lan.tools.diff import first_difference
-from allegra_lan.tools.players import Players, PlayersError, read_players
-from allegra_lan.tools.verify import (
-    Verdict, unreadable, unreadable_line, verdict_line, verify_many,
-)
+from allegra_lan.tools.players import Players, PlayersError, players_option
+from allegra_lan.tools.verify import Verdict, verdict_line, verify_readable
 
 R = TypeVar("R")
 
@@ -391,23 +389,12 @@ def run_standings(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         paths, jobs = files_and_jobs(args)
     except ToolError as e:
         return usage_error(err, prog, str(e))
-    players_path = getattr(args, "players", None)
-    players: Players | None = None
-    if players_path is not None:
-        try:
-            players = read_players(players_path)
-        except PlayersError as e:
-            return usage_error(err, prog, str(e))
-    verdicts = []
-    unread = 0
-    for v in verify_many(paths, jobs):
-        if unreadable(v):
-            err.write(unreadable_line(prog, v) + "\n")
-            unread += 1
-        else:
-            verdicts.append(v)
+    try:
+        players, label = players_option(args)
+    except PlayersError as e:
+        return usage_error(err, prog, str(e))
+    verdicts, unread = verify_readable(paths, jobs, prog, err)
     s = standings(verdicts, players, signed=bool(getattr(args, "signed", False)))
-    label = str(players_path) if players_path is not None else "the players file"
     if fmt == "csv":
         write_csv(s, out)
         for line in left_out_lines(s) + missing_lines(s, label):

@@ -343,6 +343,22 @@ def unreadable(v: Verdict) -> bool:
     return not v.ok and v.where == "file"
 
 
+def verify_readable(paths: Sequence[str], jobs: int, prog: str,
+                    err: TextIO) -> tuple[list[Verdict], list[Verdict]]:
+    """Every file's verdict, split into the files read as replays (OK or failing a check)
+    and those that are not replays at all, each of which gets its one line on `err` (and
+    means exit status 2) while the others are still used."""
+    read: list[Verdict] = []
+    unread: list[Verdict] = []
+    for v in verify_many(paths, jobs):
+        if unreadable(v):
+            err.write(unreadable_line(prog, v) + "\n")
+            unread.append(v)
+        else:
+            read.append(v)
+    return read, unread
+
+
 def unreadable_line(prog: str, v: Verdict) -> str:
     """`allegra replay verify: error: PATH: what is wrong`: the one line of an unreadable file."""
     return f"{prog}: error: {v.path}: {v.reason}"
@@ -351,5 +367,5 @@ def unreadable_line(prog: str, v: Verdict) -> str:
 __all__ = [
     "Verdict", "log_tags", "check_header", "read_for_verify", "verify_file", "verdict_line",
     "fork_lines", "verify_many", "Progress", "add_verify_arguments", "run_verify", "jobs_arg",
-    "unreadable", "unreadable_line",
+    "unreadable", "unreadable_line", "verify_readable",
 ]

@@ -429,7 +429,7 @@ def read_inputs(args: argparse.Namespace) -> Inputs:
     line too long) is bad input by the one exit rule of every command (`cli.EXIT_RULE`):
     it is kept apart, for a stderr line and status 2, and the other files are checked."""
     from allegra_lan.tools import ToolError, files_and_jobs
-    from allegra_lan.tools.players import PlayersError, read_players
+    from allegra_lan.tools.players import PlayersError, players_option
     from allegra_lan.tools.verify import unreadable, verify_many
     from allegra_lan.tournament.planfile import PlanFileError, read_plan
 
@@ -439,16 +439,11 @@ def read_inputs(args: argparse.Namespace) -> Inputs:
         plan = read_plan(args.plan)
     except PlanFileError as e:
         raise CheckError(str(e)) from None
-    players_path = getattr(args, "players", None)
-    by_key: dict[str, str] | None = None
-    label = "the plan"
-    if players_path is not None:
-        try:
-            by_key = read_players(players_path).by_key
-        except PlayersError as e:
-            raise CheckError(str(e)) from None
-        label = str(players_path)
-    names = Names(plan, by_key, label)
+    try:
+        players, label = players_option(args, unnamed="the plan")
+    except PlayersError as e:
+        raise CheckError(str(e)) from None
+    names = Names(plan, players.by_key if players is not None else None, label)
     try:
         paths, jobs = files_and_jobs(args)
     except ToolError as e:
