@@ -175,6 +175,36 @@ class FairGame:
     waits: dict[int, int] = field(default_factory=dict)  # batches waited -> moves
 
 
+def play_moves(engines: Sequence[Engine], seats: Sequence[Bot], stats: GameStats, dealer: Dealer,
+               after_move: Callable[[Sequence[Engine], Move], None] | None = None) -> dict[int, int]:
+    """Play the game out between the seats' bots, each deciding from its own seat's engine,
+    every move stepped on every engine with `dealer` serving the values it waits for; the
+    number of moves that waited for each number of batches. The one loop of both drivers."""
+    waits: dict[int, int] = {}
+
+    def seat_view(seat: int) -> SeatView:
+        return view(engines[seat].state, seat)
+
+    while (decision := to_act(engines[0].state)) is not None:
+        if stats.moves >= MAX_MOVES:
+            raise BotError(f"the game did not end within {MAX_MOVES} moves")
+        offered = offered_moves(engines[decision.seat].state, seats, stats, views=seat_view)
+        if not offered:
+            raise BotError(f"the engine offers no move to {decision}")
+        move = seats[decision.seat].choose(seat_view(decision.seat), offered)
+        if move not in offered:
+            raise BotError(f"bot at seat {decision.seat} chose a move it was not offered: "
+                           f"{describe_move(move)} ({decision})")
+        before = engines[-1].state
+        waited = step(engines, move, dealer)
+        waits[waited] = waits.get(waited, 0) + 1
+        stats.moves += 1
+        _count(stats, before, engines[-1].state)
+        if after_move is not None:
+            after_move(engines, move)
+    return waits
+
+
 def play_fair_game(
     ruleset: Ruleset, players: int, seed: bytes, bots: Sequence[Bot | str],
     game: bytes, secrets: Sequence[bytes],
@@ -191,31 +221,7 @@ def play_fair_game(
     dealer = OneProcessDeal(game, secrets, tamper)
     stats = GameStats(players=players, variant=ruleset.variant)
     result = FairGame(engines, stats)
-
-    def seat_view(seat: int) -> SeatView:
-        return view(engines[seat].state, seat)
-
-    while True:
-        decision = to_act(engines[0].state)
-        if decision is None:
-            break
-        if stats.moves >= MAX_MOVES:
-            raise BotError(f"the game did not end within {MAX_MOVES} moves")
-        mine = engines[decision.seat].state
-        offered = offered_moves(mine, seats, stats, views=seat_view)
-        if not offered:
-            raise BotError(f"the engine offers no move to {decision}")
-        move = seats[decision.seat].choose(seat_view(decision.seat), offered)
-        if move not in offered:
-            raise BotError(f"bot at seat {decision.seat} chose a move it was not offered: "
-                           f"{describe_move(move)} ({decision})")
-        before = engines[-1].state
-        waited = step(engines, move, dealer)
-        result.waits[waited] = result.waits.get(waited, 0) + 1
-        stats.moves += 1
-        _count(stats, before, engines[-1].state)
-        if after_move is not None:
-            after_move(engines, move)
+    result.waits.update(play_moves(engines, seats, stats, dealer, after_move))
     final = engines[-1].state
     stats.totals = tuple(final.totals)
     stats.winners = winners(final)
@@ -343,20 +349,7 @@ def play_ledger_game(
     result = LedgerGame(engines, deal_, stats)
     deal_.run()  # the keys and the escrow, before the first move
     try:
-        while (decision := to_act(engines[0].state)) is not None:
-            if stats.moves >= MAX_MOVES:
-                raise BotError(f"the game did not end within {MAX_MOVES} moves")
-            mine = engines[decision.seat].state
-            offered = offered_moves(mine, seats, stats, views=lambda s: view(engines[s].state, s))
-            move = seats[decision.seat].choose(view(mine, decision.seat), offered)
-            if move not in offered:
-                raise BotError(f"bot at seat {decision.seat} chose a move it was not offered: {describe_move(move)}")
-            before = engines[-1].state
-            step(engines, move, deal_)
-            stats.moves += 1
-            _count(stats, before, engines[-1].state)
-            if after_move is not None:
-                after_move(engines, move)
+        play_moves(engines, seats, stats, deal_, after_move)
     except DealStopped as x:
         result.stopped = str(x)
     deal_.finish()
@@ -367,4 +360,4 @@ def play_ledger_game(
 
 
 __all__ = ["Dealer", "DealStopped", "Engine", "FairError", "FairGame", "LedgerDeal", "LedgerGame",
-           "OneProcessDeal", "fair_engines", "identity", "play_fair_game", "play_ledger_game", "step"]
+           "OneProcessDeal", "fair_engines", "identity", "play_fair_game", "play_ledger_game", "play_moves", "step"]
