@@ -18,7 +18,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -380,10 +380,24 @@ def test_the_players_parser_reads_back_what_a_csv_writer_writes(rows: list[tuple
 # ------------------------------------------------------------------ ratings
 
 
-def test_ratings_follow_openskill_in_the_games_time_order(tmp_path: Path) -> None:
-    """Files named against the time order: ratings must follow the Date tags, not the names."""
+def openskill_in_order(games: list[Played]) -> dict[str, Any]:
+    """openskill's Plackett-Luce ratings by fingerprint, computed here game by game in the
+    given order from each game's finishing places (equal totals share one)."""
     from openskill.models import PlackettLuce
 
+    model = PlackettLuce()
+    current: dict[str, Any] = {}
+    for g in games:
+        fps = [p.identity.fingerprint for p in g.local.players]
+        teams = [[current.get(fp) or model.rating()] for fp in fps]
+        ranks = [1 + sum(1 for o in g.totals if o < t) for t in g.totals]
+        for fp, team in zip(fps, model.rate(teams, ranks=ranks)):
+            current[fp] = team[0]
+    return current
+
+
+def test_ratings_follow_openskill_in_the_games_time_order(tmp_path: Path) -> None:
+    """Files named against the time order: ratings must follow the Date tags, not the names."""
     night = tmp_path / "night"
     games = [
         play(night, "1.allegra", seats=(0, 1, 2), seed=81, date="2026.03.04"),
@@ -391,14 +405,7 @@ def test_ratings_follow_openskill_in_the_games_time_order(tmp_path: Path) -> Non
         play(night, "3.allegra", seats=(3, 0, 1), seed=83, date="2026.03.03"),
         play(night, "4.allegra", seats=(2, 3, 0), seed=84, date="2026.03.01"),
     ]
-    model = PlackettLuce()
-    current: dict[str, object] = {}
-    for g in sorted(games, key=lambda g: read_replay(g.path).tags["Date"]):
-        fps = [p.identity.fingerprint for p in g.local.players]
-        teams = [[current.get(fp) or model.rating()] for fp in fps]
-        ranks = [1 + sum(1 for o in g.totals if o < t) for t in g.totals]
-        for fp, team in zip(fps, model.rate(teams, ranks=ranks)):
-            current[fp] = team[0]
+    current = openskill_in_order(sorted(games, key=lambda g: read_replay(g.path).tags["Date"]))
     p = standings_cli(night, "--format", "csv")
     assert p.returncode == 0
     rows = rows_of(p.stdout)[("grande", "3")]
@@ -415,22 +422,13 @@ def test_ratings_follow_openskill_in_the_games_time_order(tmp_path: Path) -> Non
 def test_ratings_follow_the_signed_start_times_before_the_date_tags(tmp_path: Path) -> None:
     """Logs that sign their start: ratings follow the signed starts, not the Date tags
     (which say the opposite here) nor the file names."""
-    from openskill.models import PlackettLuce
-
     night = tmp_path / "night"
     starts = [1_900_000_300_000, 1_900_000_100_000, 1_900_000_200_000]
     games = [play(night, f"{i}.allegra", seats=seats, seed=90 + i, date=f"2026.03.0{i + 1}",
                   clock=lambda at=at: at)
              for i, (seats, at) in enumerate(zip([(0, 1, 2), (1, 2, 3), (3, 0, 1)], starts))]
     assert [g.local.table.genesis.started for g in games] == starts
-    model = PlackettLuce()
-    current: dict[str, object] = {}
-    for g in sorted(games, key=lambda g: g.local.table.genesis.started):
-        fps = [p.identity.fingerprint for p in g.local.players]
-        teams = [[current.get(fp) or model.rating()] for fp in fps]
-        ranks = [1 + sum(1 for o in g.totals if o < t) for t in g.totals]
-        for fp, team in zip(fps, model.rate(teams, ranks=ranks)):
-            current[fp] = team[0]
+    current = openskill_in_order(sorted(games, key=lambda g: g.local.table.genesis.started))
     p = standings_cli(night, "--format", "csv")
     assert p.returncode == 0, p.stderr
     for r in rows_of(p.stdout)[("grande", "3")]:
