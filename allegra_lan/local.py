@@ -11,6 +11,14 @@ results: the genesis carries the start time and, the moment a round ends, every
 seat's result is signed and appended here, by the same path for a person's seat
 and a bot's (`write_owed`); nobody is asked. Without one (the golden replays, the
 tests' fixed logs) the log is of the older version, byte for byte as before.
+
+With `deal="fair"` the game uses the fair deal of network games (docs/fairdeal.md): this
+machine plays every seat, so it keeps one table per seat, each holding only that seat's
+secret (`deal.game_secret` of its key) and knowing only what that seat may see, plus the
+public one (`table`); every deal event is written by the table of the seat that owes it.
+A person gains nothing from it against bots on one computer (`play` keeps the seeded
+deal); it is how tests, `simulate --deal fair` and the benchmarks make fair-deal logs
+with the very code a peer runs.
 """
 
 from __future__ import annotations
@@ -23,6 +31,10 @@ from nacl.signing import SigningKey
 
 from allegra_lan.blake import blake2b
 
+from .deal.cheats import Cheat
+from .deal.derive import game_secret
+from .deal.events import encode
+from .log.results import Owed
 from .log.ceremony import Genesis, SeatInfo, commitment, derive_seed
 from .log.envelope import Event, sign_event
 from .log.identity import Identity, fingerprint
@@ -31,7 +43,7 @@ from .log.replay import ReplayWriter
 from .rules import Ruleset, State, to_act
 from .rules.rng import seed_from_number
 from .rules.moves import Give, Move
-from .table import Table, move_body
+from .table import Stage, Table, move_body
 from .tags import result_tags
 
 
@@ -95,16 +107,26 @@ class LocalGame:
     def __init__(self, ruleset: Ruleset, players: Sequence[Player], *, game_id: bytes,
                  nonces: Sequence[bytes], table_name: str = "local table",
                  writer: ReplayWriter | None = None,
-                 clock: Callable[[], int] | None = None) -> None:
+                 clock: Callable[[], int] | None = None, deal: str = "seeded",
+                 cheat: Cheat | None = None) -> None:
         if len(nonces) != len(players):
             raise ValueError("one nonce per seat")
+        if deal not in ("seeded", "fair"):
+            raise ValueError(f"a deal is seeded or fair, not {deal!r}")
         self.players = list(players)
         self.table = Table()
+        # Fair deal: each seat's own table (its secret, its peeks); seeded: only `table`.
+        self.seat_tables = [Table(me=i, secret=game_secret(bytes(p.identity.key), game_id, i))
+                            for i, p in enumerate(players)] if deal == "fair" else []
         self.writer = writer
         self.clock = clock
+        # A dishonest dealer for tests (deal/cheats.py): it rewrites, or withholds, what its
+        # seat's table would write; every honest table must catch it and name the seat.
+        self.cheat = cheat
+        self.withheld: str | None = None
         genesis = Genesis(table_name, ruleset.to_dict(),
                           tuple(SeatInfo(p.name, p.identity.public) for p in players),
-                          None if clock is None else clock())
+                          None if clock is None else clock(), deal)
         self._emit(0, "genesis", genesis.body(), game_id)
         for i in range(len(players)):
             self._emit(i, "accept", {}, game_id)
@@ -112,6 +134,7 @@ class LocalGame:
             self._emit(i, "commit", {"commit": commitment(nonce)}, game_id)
         for i, nonce in enumerate(nonces):
             self._emit(i, "reveal", {"nonce": bytes(nonce)}, game_id)
+        self.write_owed()  # the fair deal's keys, escrows and first shuffles
 
     @property
     def game_id(self) -> bytes:
@@ -124,10 +147,19 @@ class LocalGame:
         assert self.table.state is not None
         return self.table.state
 
+    def seat_state(self, seat: int) -> State:
+        """What seat `seat` knows: its own table's state under the fair deal (its peeks),
+        the one state otherwise."""
+        table = self.seat_tables[seat] if self.seat_tables else self.table
+        assert table.state is not None
+        return table.state
+
     def _emit(self, seat: int, kind: str, body: dict, game: bytes) -> Event:
         ev = sign_event(self.players[seat].identity.key, game=game, seq=self.table.seq,
                         prev=self.table.head, kind=kind, body=body)
         self.table.append(ev.signed)
+        for t in self.seat_tables:
+            t.append(ev.signed)
         if self.writer is not None:
             self.writer.append(ev.signed)
         return ev
@@ -149,11 +181,48 @@ class LocalGame:
         return ev
 
     def write_owed(self) -> None:
-        """Every event the table says a seat owes now (a round's results), signed at once by
-        that seat, whoever plays it: a person is never asked for one, nor is a bot."""
-        while (owed := self.table.owed()) is not None:
-            assert self.clock is not None  # only a log with a start time owes results
-            self._emit(owed.seat, owed.kind, owed.body_at(self.clock()), self.game_id)
+        """Every event the table says a seat owes now (a round's results, the fair deal's
+        events), signed at once by that seat, whoever plays it: a person is never asked for
+        one, nor is a bot. A deal event is made by the table holding its seat's secret."""
+        while True:
+            owed = self.table.owed()
+            if owed is None and self.seat_tables and self.table.stage() is Stage.DEAL:
+                owed = self._deal_event()
+            if owed is None:
+                return
+            now = 0
+            if owed.timed:
+                assert self.clock is not None  # only a log with a start time owes results
+                now = self.clock()
+            self._emit(owed.seat, owed.kind, owed.body_at(now), self.game_id)
+
+    def _deal_event(self) -> Owed | None:
+        """The deal event the owing seat's own table makes (rewritten by the cheat, if it is
+        the cheater's; None when the cheater withholds it: the game waits for ever)."""
+        if self.withheld is not None:
+            return None
+        seat = self.table.next_author()
+        assert seat is not None
+        table = self.seat_tables[seat]
+        owed = table.owed()
+        assert owed is not None and table.ledger is not None, \
+            f"seat {seat}'s table cannot make the deal event it owes"
+        if self.cheat is None:
+            return owed
+        o, body = table.ledger.owed(), table.ledger.mine()
+        assert o is not None and body is not None
+        made = self.cheat(table.ledger, o, body)
+        if made is None:
+            self.withheld = str(o)
+            return None
+        kind, fields = encode(made)
+        return Owed(seat, kind, fields, timed=False)
+
+    @property
+    def halted(self) -> bool:
+        """The game cannot go on: the fair deal broke (`table.stopped`, the seats' secrets
+        then in), or a seat withholds the deal event it owes."""
+        return self.table.stopped is not None or self.withheld is not None
 
     def result_tags(self) -> dict[str, str]:
         """The Result tag: totals per seat and the winners, or `*` while unfinished."""

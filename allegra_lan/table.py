@@ -16,6 +16,17 @@ table knows what each must say (`owed`), takes only the very result its own
 engine computed, and refuses any other as a `Disagreement`, the proof that the
 signer's engine (or its honesty) parts from ours. An older log has no results
 and folds exactly as it always did.
+
+A log whose genesis names the fair deal (`"deal": "fair"`, docs/fairdeal.md) holds the
+deal's events too (deal/events.py): the table folds them through a `Ledger` (deal/ledger.py)
+and its engine works on a `PartialCards`, so it knows only what the log showed everyone,
+and, when the table holds a seat's secret (`Table(me=seat, secret=...)`, a peer's table),
+what that seat alone may see. A deal event is an owed event like a result: the ledger
+names its author (`next_author`, `owed`), and that seat's peer writes it at once. A move
+that shows a card is taken when it arrives (it is legal: the rules check it first) but
+is *pending* until the shares open its cards; meanwhile the next events are the shares
+(`Stage.DEAL`), and the state moves on at the event that completes them, on every peer at
+the same seq.
 """
 
 from __future__ import annotations
@@ -26,6 +37,7 @@ from typing import Any, Iterable
 
 import msgpack
 
+from .deal.ledger import Ledger, LedgerError
 from .log.bodies import MOVE_BODIES, SETUP_WORDS, check_body
 from .log.ceremony import (
     Genesis, SetupError, commitment, derive_seed, read_commit, read_genesis, read_reveal,
@@ -37,10 +49,12 @@ from .log.schema import SchemaError
 from .log.takeover import ConsentError, check_consent, read_seats
 from .names import name_of as seat_name
 from .rules import (
-    Give, IllegalMove, MoveError, RulesetError, State, apply, describe_move, move_from_dict,
+    Give, IllegalMove, MoveError, RulesetError, State, apply, describe_move, legal_moves, move_from_dict,
     move_name, move_to_dict, new_game, ruleset_from_dict, state_hash, to_act,
 )
+from .rules.cards import NeedValues, PartialCards, ValueConflict
 from .rules.moves import Move
+from .deal.events import encode as encode_deal_body
 
 SETUP_KINDS = ("genesis", "accept", "commit", "reveal")
 TAKEOVER = "takeover"  # remaining seats hand missing seats to bots (log/takeover.py)
@@ -58,6 +72,7 @@ class Stage(StrEnum):
     REVEAL = "reveal"
     PLAY = "play"
     RESULT = "result"  # every seat signs the round that just ended (log/results.py)
+    DEAL = "deal"  # the fair deal owes an event: keys, escrow, a shuffle, shares, a secret
     OVER = "over"
 
 
@@ -116,7 +131,17 @@ class Table:
     claim: RoundClaim | None = None
     signing: list[Event] = field(default_factory=list)
     results: list[tuple[Event, ...]] = field(default_factory=list)
+    # The fair deal (a genesis with "deal": "fair"): the seat whose secret this table holds
+    # (None: it sees what a spectator sees), the ledger of the deal's events, the move that
+    # was taken but waits for its cards' shares, and why this peer cannot go on when the
+    # deal broke in a way only it can see (its own peek opened wrong).
+    me: int | None = None
+    secret: bytes | None = field(default=None, repr=False)
+    ledger: Ledger | None = None
+    pending: Move | None = None
+    stuck: str | None = None
     _ids: set[bytes] = field(default_factory=set, repr=False)  # ids of the events held
+    _owed: tuple[int, Owed | None] | None = field(default=None, repr=False)  # (seq, owed) made once
 
     # ------------------------------------------------------------ reading
 
@@ -152,6 +177,13 @@ class Table:
         assert self.state is not None
         if self.claim is not None:
             return Stage.RESULT
+        if self.ledger is not None:
+            if self.stuck is not None:
+                return Stage.OVER
+            if self.ledger.owed() is not None:
+                return Stage.DEAL
+            if self.ledger.broken is not None:
+                return Stage.OVER  # the deal broke: the game stops, every secret is in
         return Stage.OVER if to_act(self.state) is None else Stage.PLAY
 
     @property
@@ -159,6 +191,25 @@ class Table:
         """The log reaches the game's end: every round played (and, in a log with signed
         results, every seat's result of the last round taken)."""
         return self.genesis is not None and self.stage() is Stage.OVER
+
+    @property
+    def fair(self) -> bool:
+        """Whether this game uses the fair deal (its genesis says so)."""
+        return self.genesis is not None and self.genesis.fair
+
+    @property
+    def stopped(self) -> str | None:
+        """Why a fair-deal game stopped before its end: the deal broke (named in `ledger`:
+        a fault on arrival, or a card that opened wrong), or it broke for this peer alone
+        (`stuck`). None while it plays and after a normal end."""
+        if self.ledger is None:
+            return None
+        return self.stuck or self.ledger.broken
+
+    @property
+    def dealing(self) -> bool:
+        """Whether the log now waits for the deal (the client says "dealing...")."""
+        return self.genesis is not None and self.state is not None and self.stage() is Stage.DEAL
 
     @property
     def signs_results(self) -> bool:
@@ -175,16 +226,34 @@ class Table:
             return (self.seq - 1) % n
         if st is Stage.RESULT:
             return len(self.signing)
+        if st is Stage.DEAL:
+            o = self.ledger.owed()  # type: ignore[union-attr]
+            assert o is not None
+            return o.seat
         d = to_act(self.state)  # type: ignore[arg-type]
         return None if d is None else d.seat
 
     def owed(self) -> Owed | None:
         """The event the log needs next if it is one a seat *owes*: one its peer writes at
-        once, itself, without asking the seat's player or bot (a round's result; issue 12's
-        deal shares will be owed too). None when the next event is a decision or setup."""
-        if self.claim is None or self.genesis is None or self.genesis.started is None:
+        once, itself, without asking the seat's player or bot (a round's result, a fair-deal
+        event). None when the next event is a decision or setup, and for a deal event this
+        table cannot make (another seat's: only the seat's secret makes it)."""
+        if self.genesis is None:
             return None
-        return Owed(len(self.signing), RESULT, self.claim.body(), self.genesis.started)
+        if self.claim is not None and self.genesis.started is not None:
+            return Owed(len(self.signing), RESULT, self.claim.body(), self.genesis.started)
+        if self.ledger is None or self.stage() is not Stage.DEAL:
+            return None
+        if self._owed is None or self._owed[0] != self.seq:  # shares cost scalar products: once per seq
+            body = self.ledger.mine()
+            made = None
+            if body is not None:
+                o = self.ledger.owed()
+                assert o is not None
+                kind, fields = encode_deal_body(body)
+                made = Owed(o.seat, kind, fields, timed=False)
+            self._owed = (self.seq, made)
+        return self._owed[1]
 
     def times(self) -> tuple[int | None, int | None]:
         """(started, ended) in ms since the epoch: the genesis's start, and the latest clock of
@@ -312,14 +381,10 @@ class Table:
                 self._takeover(ev)
             elif st is Stage.RESULT:
                 self._result(ev)
+            elif st is Stage.DEAL:
+                self._deal(ev)
             else:
-                rounds = len(self.state.results) if self.state is not None else 0
                 self._move(ev)
-                assert self.state is not None
-                if self.signs_results and len(self.state.results) > rounds:
-                    r = self.state.results[-1]
-                    self.claim = RoundClaim(r.round_no, bytes.fromhex(state_hash(self.state)),
-                                            r.scores, r.totals)
         except (SetupError, RulesetError) as e:
             raise Refused(ev.seq, str(e), fault="setup") from None
 
@@ -327,7 +392,39 @@ class Table:
         assert self.genesis is not None
         self.seed = derive_seed(self.events[0].game, self.nonces)
         rs = ruleset_from_dict(self.genesis.ruleset)
-        self.state = new_game(rs, self.players, self.seed)
+        if not self.genesis.fair:
+            self.state = new_game(rs, self.players, self.seed)
+            return
+        # The seed still closes the ceremony (every seat took part), but no card comes
+        # from it: the cards exist only as the seats' shuffled points (docs/fairdeal.md).
+        source = PartialCards(rs, self.me)
+        self.state = new_game(rs, self.players, source=source)
+        self.ledger = Ledger(self.events[0].game, self.players, self.me, self.secret)
+        self.ledger.open_piles(source.piles(self.state.round_no))  # dealt before the first move
+
+    def _deal(self, ev: Event) -> None:
+        """The deal event the ledger owes now, by its seat's key; then what it opened is
+        learned, and a pending move whose cards are all open is applied."""
+        ledger = self.ledger
+        assert ledger is not None and self.state is not None
+        o = ledger.owed()
+        assert o is not None
+        self._expect_author(ev, o.seat, f"{o} at seq {ev.seq}")
+        try:
+            ledger.take(o.seat, ev.kind, ev.body)
+        except LedgerError as e:
+            raise Refused(ev.seq, f"deal: {e}", fault="deal") from None
+        source: PartialCards = self.state.source  # type: ignore[assignment]
+        try:
+            for request, place in ledger.answers():
+                source.learn(request, place)
+        except ValueConflict as e:  # a copy only this seat sees (its own peek's place)
+            self.stuck = f"the deal is broken for this seat: {e}"
+        if ledger.private_broken and self.stuck is None:
+            self.stuck = f"the deal is broken for this seat: {ledger.private_broken[0]}"
+        if self.pending is not None and self.stuck is None and ledger.broken is None \
+                and ledger.owed() is None:
+            self._advance(self.pending)
 
     def _move(self, ev: Event) -> None:
         assert self.state is not None and self.genesis is not None
@@ -354,9 +451,40 @@ class Table:
             except KnockError as e:
                 raise Refused(ev.seq, f"illegal move: {e}", fault="illegal") from None
         try:
-            self.state = apply(self.state, move)
+            self._advance(move)
         except IllegalMove as e:
             raise Refused(ev.seq, f"illegal move ({describe_move(move)}): {e}", fault="illegal") from None
+
+    def _advance(self, move: Move) -> None:
+        """Apply `move` (IllegalMove: nothing changes), or, under the fair deal, keep it
+        pending while its cards' shares are owed; then what a new state owes: the round's
+        results, the next round's shuffles, at the end every seat's secret."""
+        assert self.state is not None
+        rounds = len(self.state.results)
+        try:
+            state = apply(self.state, move)
+        except NeedValues as x:
+            ledger = self.ledger
+            assert ledger is not None, "only a partial source waits for values"
+            if self.pending is None and move not in legal_moves(self.state):
+                # The rules check a move before it shows a card; this keeps an illegal
+                # move from ever owing shares, whatever order a handler checks in.
+                raise IllegalMove("it is not one of the moves the rules allow now") from None
+            source: PartialCards = self.state.source  # type: ignore[assignment]
+            ledger.open_piles(source.piles(x.requests[0].round_no))  # a reshuffle's new pile
+            ledger.need(x.requests, source)
+            self.pending = move
+            return
+        self.pending = None
+        self.state = state
+        if self.signs_results and len(state.results) > rounds:
+            r = state.results[-1]
+            self.claim = RoundClaim(r.round_no, bytes.fromhex(state_hash(state)), r.scores, r.totals)
+        if self.ledger is not None:
+            if to_act(state) is None:
+                self.ledger.end()
+            elif len(state.results) > rounds:
+                self.ledger.open_piles(state.source.piles(state.round_no))  # type: ignore[union-attr]
 
 
     def _result(self, ev: Event) -> None:
@@ -452,7 +580,7 @@ class Table:
         if ev.kind != TAKEOVER or not 0 < ev.seq < self.seq or ev.game != self.game:
             raise Refused(ev.seq, "only a takeover may stand in place of events already held",
                           fault="seq")
-        before, _ = fold(e.signed for e in self.events[:ev.seq])
+        before, _ = fold((e.signed for e in self.events[:ev.seq]), me=self.me, secret=self.secret)
         old = list(before.keys)
         before.append(signed)  # Refused here if the takeover is not valid at that place
         dropped = self.events[ev.seq:]
@@ -492,9 +620,11 @@ def _peek_seq(signed: Any) -> int | None:
         return None
 
 
-def fold(events: Iterable[bytes]) -> tuple[Table, Refused | None]:
-    """The table of a log, up to its first fault (returned, not raised)."""
-    t = Table()
+def fold(events: Iterable[bytes], *, me: int | None = None,
+         secret: bytes | None = None) -> tuple[Table, Refused | None]:
+    """The table of a log, up to its first fault (returned, not raised); with `me` and
+    `secret`, as that seat's peer folds a fair-deal game (its own peeks known)."""
+    t = Table(me=me, secret=secret)
     for raw in events:
         try:
             t.append(raw)

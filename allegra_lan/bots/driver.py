@@ -109,17 +109,22 @@ def play_game(
     else:
         state = new_game(ruleset, players, seed)
     stats = GameStats(players=players, variant=ruleset.variant)
+
+    def seat_view(seat: int) -> SeatView:
+        # A fair-deal record: each bot sees its own seat's table (its peeks); else the state.
+        return view(state if record is None else record.seat_state(seat), seat)
+
     while True:
         decision = to_act(state)
-        if decision is None:
+        if decision is None or (record is not None and record.halted):
             break
         if stats.moves >= MAX_MOVES:
             raise BotError(f"the game did not end within {MAX_MOVES} moves")
-        offered = offered_moves(state, seats, stats)
+        offered = offered_moves(state, seats, stats, views=seat_view)
         if not offered:
             raise BotError(f"the engine offers no move to {decision}")
         bot = seats[decision.seat]
-        move = bot.choose(view(state, decision.seat), offered)
+        move = bot.choose(seat_view(decision.seat), offered)
         if move not in offered:
             raise BotError(
                 f"bot {bot.name!r} at seat {decision.seat} chose a move it was not offered: "

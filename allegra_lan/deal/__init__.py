@@ -11,7 +11,7 @@ or the engine.
 """
 
 from .cards import CardPoints, Pile, card_point
-from .derive import commitment, deal_key, permutation, rerandomizer
+from .derive import commitment, deal_key, game_secret, permutation, rerandomizer
 from .escrow import EscrowShare, check_release, combine, make_escrow, open_escrow, split
 from .group import DealError, check_point, check_scalar
 from .keys import SeatKeys, check_seat_keys, joint_key, seat_keys
@@ -22,7 +22,7 @@ from .verdict import Fault
 from .verify import PileRecord, SeatRecord, check_secrets, verify_escrow, verify_pile
 
 __all__ = [
-    "CardPoints", "Pile", "card_point", "commitment", "deal_key", "permutation", "rerandomizer",
+    "CardPoints", "Pile", "card_point", "commitment", "deal_key", "game_secret", "permutation", "rerandomizer",
     "EscrowShare", "check_release", "combine", "make_escrow", "open_escrow", "split",
     "DealError", "check_point", "check_scalar", "SeatKeys", "check_seat_keys", "joint_key", "seat_keys",
     "ShufflePass", "check_card", "check_shuffle", "initial", "redo_shuffle", "shuffle_pass",

@@ -48,6 +48,17 @@ def keyed(secret: bytes, name: str, *parts: Part, size: int = 64) -> bytes:
     return blake2b(frame(name, *parts), digest_size=size, key=secret).digest()
 
 
+def game_secret(identity_seed: bytes, game: bytes, seat: int) -> bytes:
+    """A seat's per-game secret, derived from the 32-byte seed of its Ed25519 identity.
+
+    Why derived and not drawn: a peer that crashes and resumes from its log must make
+    exactly the events it made before (the same keys, shuffles and shares), and a file
+    holding the secret would be one more thing to lose or leak. One-way: publishing it at
+    the end reveals nothing of the identity. Not part of the protocol (any secret a seat
+    keeps works); every other implementation may draw its own."""
+    return keyed(check_secret(identity_seed), "game-secret", game, seat, size=SECRET_BYTES)
+
+
 def check_secret(secret: object) -> bytes:
     if not isinstance(secret, (bytes, bytearray)) or len(secret) != SECRET_BYTES:
         raise DealError("a seat secret is not 32 bytes")

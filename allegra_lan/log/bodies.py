@@ -35,7 +35,9 @@ SETUP_BODIES: dict[str, Spec] = {
         "seats": Array(Map({"name": NAME, "key": KEY}), MAX_SEATS, lo=1),
         # The start time marks a log of this version (signed results); an older one has none.
         "started": TIME,
-    }, optional=frozenset({"started"})),
+        # Named only for the fair deal (docs/fairdeal.md); a seeded game's genesis has none.
+        "deal": OneOf(("fair",)),
+    }, optional=frozenset({"started", "deal"})),
     "accept": Map({}),
     "commit": Map({"commit": Bytes(32)}),
     "reveal": Map({"nonce": Bytes(NONCE_LEN)}),
@@ -43,7 +45,7 @@ SETUP_BODIES: dict[str, Spec] = {
 
 # How a refusal words a setup body of the wrong form (before the field at fault).
 SETUP_WORDS: dict[str, str] = {
-    "genesis": "a genesis body is {table, ruleset, seats[, started]}",
+    "genesis": "a genesis body is {table, ruleset, seats[, started][, deal]}",
     "accept": "an accept body is empty",
     "commit": "a commit body is {commit: 32 bytes}",
     "reveal": f"a reveal body is {{nonce: {NONCE_LEN} bytes}}",

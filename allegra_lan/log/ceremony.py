@@ -37,6 +37,14 @@ class Genesis:
     # ms since the Unix epoch, UTC, by seat 0's clock: a genesis with it begins a log with
     # signed results (log/results.py); None in an older log, whose body has no such field.
     started: int | None = None
+    # Which deal the game uses: "seeded" (the seed of the ceremony fixes every card: local
+    # games, `simulate`, older logs, whose body has no such field) or "fair" (the cards are
+    # dealt by the seats' cryptography, docs/fairdeal.md; the body says "deal": "fair").
+    deal: str = "seeded"
+
+    @property
+    def fair(self) -> bool:
+        return self.deal == "fair"
 
     def body(self) -> dict[str, Any]:
         body: dict[str, Any] = {
@@ -46,6 +54,8 @@ class Genesis:
         }
         if self.started is not None:
             body["started"] = self.started
+        if self.fair:
+            body["deal"] = "fair"
         return body
 
 
@@ -58,8 +68,11 @@ def _name(value: Any, what: str) -> str:
 
 
 def read_genesis(body: dict[str, Any]) -> Genesis:
-    if set(body) - {"started"} != {"table", "ruleset", "seats"}:
-        raise SetupError("genesis body must have exactly table, ruleset and seats (and started)")
+    if set(body) - {"started", "deal"} != {"table", "ruleset", "seats"}:
+        raise SetupError("genesis body must have exactly table, ruleset and seats (and started, deal)")
+    deal = body.get("deal", "seeded")
+    if "deal" in body and deal != "fair":
+        raise SetupError("the genesis's deal, where it is named, is \"fair\"")
     started = body.get("started")
     if started is not None and type(started) is not int:
         raise SetupError("the genesis's started must be an integer")
@@ -78,7 +91,7 @@ def read_genesis(body: dict[str, Any]) -> Genesis:
         seats.append(SeatInfo(_name(s["name"], f"seat {i}'s name"), s["key"]))
     if len({s.key for s in seats}) != len(seats):
         raise SetupError("two seats have the same key")
-    return Genesis(table, body["ruleset"], tuple(seats), started)
+    return Genesis(table, body["ruleset"], tuple(seats), started, deal)
 
 
 def commitment(nonce: bytes) -> bytes:

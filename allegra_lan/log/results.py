@@ -10,7 +10,7 @@ hash, which every other peer refuses: that signed event is the proof.
 
 These are *owed events*: the table says which seat owes one and what it must
 say, and the seat's peer writes it itself at once, never asking its player or
-its bot (`Owed`). Issue 12's fair-deal shares will be owed events too.
+its bot (`Owed`). The fair deal's events (table.py, deal/ledger.py) are owed events too.
 
 Times are milliseconds since the Unix epoch, UTC, as integers. They are each
 signer's claim: a reader checks only that they lie in a sane range and that a
@@ -37,16 +37,20 @@ MAX_SCORE = (1 << 31) - 1
 class Owed:
     """An event the table says seat `seat` owes now, which its peer writes at once without
     asking its player: `kind` and every field of the body but the signer's clock `at`
-    (`body_at` adds it, never earlier than `not_before`, the game's start)."""
+    (`body_at` adds it, never earlier than `not_before`, the game's start). A fair-deal
+    event (`timed` False: keys, shares, secrets) carries no clock: its body is complete."""
 
     seat: int
     kind: str
     body: dict[str, Any] = field(default_factory=dict)
     not_before: int = MIN_TIME
+    timed: bool = True
 
     def body_at(self, now_ms: int) -> dict[str, Any]:
         """The body to sign at the signer's clock `now_ms` (clamped into the sane range and
         to the game's start, so an honest peer with a slow clock is never refused)."""
+        if not self.timed:
+            return dict(self.body)
         at = min(MAX_TIME, max(int(now_ms), self.not_before, MIN_TIME))
         return {**self.body, "at": at}
 

@@ -1,0 +1,289 @@
+"""The fair deal in the log (issue 12): the table places the deal's events at their seqs, a
+move that shows a card waits (pending) for its shares, each seat's table knows only what
+that seat may see, and a dishonest dealer is caught and named by every table.
+
+The games here are `LocalGame(deal="fair")`: one table per seat, each holding only its
+own seat's secret, plus the public one, fed the same signed bytes, as the peers of a
+network game are."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from allegra_lan.bots.driver import play_game
+from allegra_lan.deal.cheats import CopyCard, SwapIn, WithholdSecret, WrongSealedShare, WrongShare
+from allegra_lan.deal.events import KINDS, SECRET, SHARES
+from allegra_lan.local import LocalGame
+from allegra_lan.log.ceremony import SetupError, read_genesis
+from allegra_lan.log.envelope import sign_event
+from allegra_lan.rules import legal_moves, ruleset_for, ruleset_from_dict, state_hash, to_act
+from allegra_lan.rules.cards import HIDDEN
+from allegra_lan.table import Refused, Stage, Table, fold
+
+from helpers import derived, players
+
+START = 1_800_000_000_000
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = START
+
+    def __call__(self) -> int:
+        self.now += 1000
+        return self.now
+
+
+def fair_game(variant: str = "allegra", n: int = 2, *, rounds: int = 1, cheat: Any = None,
+              tag: str = "fair") -> LocalGame:
+    """A fair-deal game of `n` greedy bots, played until it ends or halts."""
+    rs = ruleset_from_dict({**ruleset_for(variant).to_dict(), "rounds": rounds})
+    g = LocalGame(rs, players(n), game_id=derived(tag, variant, n)[:16],
+                  nonces=[derived(f"{tag}-nonce", i) for i in range(n)], clock=Clock(),
+                  deal="fair", cheat=cheat)
+    assert g.table.seed is not None
+    play_game(rs, n, g.table.seed, ["greedy"] * n, record=g)
+    return g
+
+
+@pytest.fixture(scope="module")
+def allegra2() -> LocalGame:
+    return fair_game("allegra", 2)
+
+
+@pytest.fixture(scope="module")
+def grande2() -> LocalGame:
+    return fair_game("grande", 2, rounds=3, tag="fair-peeks")
+
+
+def kinds(g: LocalGame) -> list[str]:
+    return [e.kind for e in g.table.events]
+
+
+@pytest.mark.parametrize("which", ["allegra2", "grande2"])
+def test_a_fair_game_ends_verified_and_every_table_agrees(which: str, request: pytest.FixtureRequest) -> None:
+    g: LocalGame = request.getfixturevalue(which)
+    tables = [g.table, *g.seat_tables]
+    assert {t.stage() for t in tables} == {Stage.OVER}
+    assert len({state_hash(t.state) for t in tables}) == 1  # type: ignore[arg-type]
+    assert g.table.stopped is None and all(t.ledger.verified for t in tables)  # type: ignore[union-attr]
+    k = kinds(g)
+    # The deal's events sit where the ledger owes them: keys and escrows right after the
+    # ceremony, the deck's shuffle passes before the first move, secrets at the very end.
+    n = g.table.players
+    assert k[3 * n + 1:5 * n + 1] == ["deal_keys"] * n + ["deal_escrow"] * n
+    assert k[5 * n + 1:6 * n + 1] == ["deal_shuffle"] * n
+    assert k[-n:] == [SECRET] * n and SHARES in k and "result" in k
+    # The public fold of the file (a spectator, as every replay tool) reaches the same end.
+    t, fault = fold(e.signed for e in g.table.events)
+    assert fault is None and t.over and state_hash(t.state) == state_hash(g.table.state)  # type: ignore[arg-type]
+
+
+def test_every_seq_has_one_author_and_one_public_state_on_every_table(allegra2: LocalGame) -> None:
+    """Folded event by event, the spectator's table and each seat's agree at every seq on
+    the stage, the next author and the public state hash (so signed results compare)."""
+    n = allegra2.table.players
+    tables = [Table()] + [Table(me=s, secret=allegra2.seat_tables[s].secret) for s in range(n)]
+    pending = 0
+    for ev in allegra2.table.events:
+        for t in tables:
+            t.append(ev.signed)
+        assert len({(t.stage(), t.next_author(), t.state_hash()) for t in tables}) == 1, ev.seq
+        pending += tables[0].pending is not None
+    assert pending > 0  # moves did wait for their shares
+
+
+def test_a_peek_is_known_to_the_peeker_alone(grande2: LocalGame) -> None:
+    """Grande's peeks (R23) are private reveals: the peeker's table holds the value, every
+    other seat's and the spectator's learn only that the shares are in."""
+    private = [r for b in grande2.table.ledger.batches for r in b.requests if r.to is not None]  # type: ignore[union-attr]
+    assert private, "the game had no peek"
+    for r in private:
+        for t in [grande2.table, *grande2.seat_tables]:
+            got = t.state.source.reveal(r)  # type: ignore[union-attr]
+            if t.me == r.to:
+                assert isinstance(got, int)
+            else:
+                assert got is HIDDEN
+
+
+def test_a_seat_table_makes_only_its_own_deal_events(allegra2: LocalGame) -> None:
+    g = allegra2
+    first = 3 * g.table.players + 1  # the first deal event: seat 0's keys
+    for me in range(g.table.players):
+        t, _ = fold((e.signed for e in g.table.events[:first]), me=me, secret=g.seat_tables[me].secret)
+        assert t.stage() is Stage.DEAL and t.next_author() == 0
+        owed = t.owed()
+        if me == 0:
+            assert owed is not None and owed.kind == "deal_keys" and not owed.timed
+            assert owed.body_at(123) == owed.body  # a deal event carries no clock
+        else:
+            assert owed is None
+    assert Table().owed() is None
+
+
+def prefix_table(g: LocalGame, kind: str, nth: int = 0) -> tuple[Table, int]:
+    """A spectator's table of `g`'s log up to its `nth` event of `kind`, and that seq."""
+    seqs = [i for i, e in enumerate(g.table.events) if e.kind == kind]
+    seq = seqs[nth]
+    t, fault = fold(e.signed for e in g.table.events[:seq])
+    assert fault is None
+    return t, seq
+
+
+def signed(g: LocalGame, t: Table, seat: int, kind: str, body: dict[str, Any]) -> bytes:
+    assert t.game is not None
+    return sign_event(g.players[seat].identity.key, game=t.game, seq=t.seq, prev=t.head,
+                      kind=kind, body=body).signed
+
+
+def test_a_move_while_shares_are_owed_is_refused(allegra2: LocalGame) -> None:
+    t, seq = prefix_table(allegra2, SHARES)
+    assert t.stage() is Stage.DEAL and t.pending is not None
+    seat = to_act(t.state).seat  # type: ignore[arg-type, union-attr]
+    with pytest.raises(Refused) as e:
+        t.append(signed(allegra2, t, seat, "draw_deck", {}))
+    assert e.value.fault in ("deal", "author") and t.seq == seq
+
+
+def test_a_deal_event_by_the_wrong_seat_or_of_the_wrong_form_is_refused(allegra2: LocalGame) -> None:
+    g = allegra2
+    t, seq = prefix_table(g, SHARES)
+    owing = t.next_author()
+    other = 1 - owing  # type: ignore[operator]
+    real = g.table.events[seq]
+    with pytest.raises(Refused) as e:
+        t.append(signed(g, t, other, real.kind, real.body))
+    assert e.value.fault == "author" and "wrong author" in e.value.reason
+    with pytest.raises(Refused) as e:
+        t.append(signed(g, t, owing, real.kind, {**real.body, "shares": "no"}))  # type: ignore[arg-type]
+    assert e.value.fault == "deal" and "shares" in e.value.reason
+    with pytest.raises(Refused) as e:
+        t.append(signed(g, t, owing, "deal_secret", {"secret": bytes(32)}))
+    assert e.value.fault == "deal"
+    assert t.seq == seq
+    t.append(real.signed)  # the real one is still taken after all that
+    assert t.seq == seq + 1
+
+
+def test_the_genesis_names_the_fair_deal_or_nothing() -> None:
+    body = {"table": "t", "ruleset": ruleset_for("allegra").to_dict(),
+            "seats": [{"name": "a", "key": bytes(32)}, {"name": "b", "key": bytes([1] * 32)}]}
+    assert read_genesis(body).deal == "seeded"
+    assert read_genesis({**body, "deal": "fair"}).fair
+    for wrong in ("seeded", "FAIR", 1):
+        with pytest.raises(SetupError):
+            read_genesis({**body, "deal": wrong})
+
+
+def test_a_seeded_game_has_no_ledger_and_owes_no_deal_event() -> None:
+    rs = ruleset_from_dict({**ruleset_for("allegra").to_dict(), "rounds": 1})
+    g = LocalGame(rs, players(2), game_id=derived("seeded", 2)[:16],
+                  nonces=[derived("seeded-nonce", i) for i in range(2)], clock=Clock())
+    assert g.table.ledger is None and not g.table.fair and g.seat_tables == []
+    assert "deal" not in g.table.events[0].body
+    assert g.table.stage() is Stage.PLAY
+
+
+# ---------------------------------------------------------------- a dishonest dealer
+
+
+def stopped_on_every_table(g: LocalGame) -> str:
+    tables = [g.table, *g.seat_tables]
+    reasons = {t.stopped for t in tables}
+    assert len(reasons) == 1 and None not in reasons, reasons
+    assert {t.stage() for t in tables} == {Stage.OVER}
+    assert all(e.kind != SECRET for e in g.table.events[:-g.table.players])
+    assert kinds(g)[-g.table.players:] == [SECRET] * g.table.players  # the secrets came anyway
+    return reasons.pop()  # type: ignore[return-value]
+
+
+def named(g: LocalGame, seat: int) -> set[str]:
+    """The steps every table's game-end verdict blames `seat` for (all tables agree)."""
+    verdicts = {t.ledger.verdict() for t in [g.table, *g.seat_tables]}  # type: ignore[union-attr]
+    assert len(verdicts) == 1
+    return {f.step for f in verdicts.pop() if f.seat == seat}
+
+
+def test_a_wrong_share_stops_the_game_and_names_its_seat() -> None:
+    g = fair_game("allegra", 3, cheat=WrongShare(seat=1, batch=0), tag="cheat-share")
+    reason = stopped_on_every_table(g)
+    assert "seat 1" in reason and "share" in reason
+    assert "share" in named(g, 1) and named(g, 0) == named(g, 2) == set()
+
+
+@pytest.mark.parametrize("cheat", [CopyCard(seat=1, into=0, of=1), SwapIn(seat=0, into=3, place=7)],
+                         ids=["copy", "swap-in"])
+def test_a_tampered_shuffle_is_named_at_the_end(cheat: Any) -> None:
+    """A copied or swapped-in card passes the shuffle's checks on arrival; the game goes on
+    until the broken cards open (or to its end), and the verdict from the published
+    secrets names the cheater's shuffle."""
+    g = fair_game("grande", 2, cheat=cheat, tag=f"cheat-{type(cheat).__name__}")
+    assert g.table.stage() is Stage.OVER
+    assert "shuffle" in named(g, cheat.seat)
+    assert named(g, 1 - cheat.seat) == set()
+    assert not g.table.ledger.verified  # type: ignore[union-attr]
+
+
+def test_a_wrong_sealed_escrow_piece_is_named_at_the_end() -> None:
+    g = fair_game("allegra", 3, cheat=WrongSealedShare(seat=2, holder=0), tag="cheat-escrow")
+    assert g.table.stopped is None and g.table.over  # the game itself is not stopped
+    holder = g.seat_tables[0].ledger
+    assert holder is not None and any(f.seat == 2 for f in holder.private_faults)
+    assert "escrow" in named(g, 2)
+
+
+def test_a_withheld_secret_leaves_the_game_unverified_naming_the_seat() -> None:
+    g = fair_game("allegra", 2, cheat=WithholdSecret(seat=1), tag="cheat-secret")
+    assert g.withheld is not None and g.halted
+    t = g.table
+    assert t.stage() is Stage.DEAL and t.next_author() == 1 and to_act(t.state) is None  # type: ignore[arg-type]
+    assert not t.over and not t.ledger.verified  # type: ignore[union-attr]
+    assert "secret" in named(g, 1)
+
+
+# ---------------------------------------------------------------- hostile deal events
+
+
+@pytest.fixture(scope="module")
+def at_keys() -> tuple[LocalGame, list[bytes]]:
+    """A 2-seat fair game just past its ceremony (seat 0's keys owed), and that prefix."""
+    g = fair_game("allegra", 2, tag="hostile")
+    n = g.table.players
+    return g, [e.signed for e in g.table.events[:3 * n + 1]]
+
+
+values = st.recursive(
+    st.none() | st.booleans() | st.integers(-2**40, 2**64) | st.binary(max_size=80) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4),
+    max_leaves=12)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(kind=st.sampled_from(KINDS + ("turn_up", "result")), seat=st.integers(0, 1),
+       body=st.dictionaries(st.sampled_from(["commitment", "box_key", "deal_key", "key_proof", "pieces",
+                                             "round", "pile", "part", "cards", "batch", "shares",
+                                             "secret", "x"]), values, max_size=6))
+def test_any_deal_event_body_is_taken_or_refused_never_raises(
+        at_keys: tuple[LocalGame, list[bytes]], kind: str, seat: int, body: dict[str, Any]) -> None:
+    g, prefix = at_keys
+    t, fault = fold(prefix)
+    assert fault is None and t.stage() is Stage.DEAL
+    try:
+        t.append(signed(g, t, seat, kind, body))
+    except Refused as e:
+        assert t.seq == len(prefix) and e.reason and "\n" not in e.reason
+    else:
+        assert t.seq == len(prefix) + 1  # a body of the right form: taken (and judged)
+    t.stage(), t.next_author(), t.owed()  # and the table still answers
+
+
+def test_legal_moves_are_offered_while_a_fair_game_plays(allegra2: LocalGame) -> None:
+    """After the deal's first events the first decision is a turn-up, as in a seeded game."""
+    n = allegra2.table.players
+    t, _ = fold(e.signed for e in allegra2.table.events[:6 * n + 1])
+    assert t.stage() is Stage.PLAY and legal_moves(t.state)  # type: ignore[arg-type]
