@@ -59,7 +59,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
     sim = SimulateArgs(
         variant=args.variant, players=args.players, games=args.games, seed=args.seed,
-        bots=parse_bots(args.bots), out=args.out,
+        bots=parse_bots(args.bots), out=args.out, deal=args.deal,
     )
     try:
         summary = simulate(sim)
@@ -258,6 +258,10 @@ def build_parser() -> argparse.ArgumentParser:
                           "(greedy, random; default: greedy)")
     sim.add_argument("--out", metavar="DIR",
                      help="also write each game's signed log as a replay file in DIR")
+    sim.add_argument("--deal", choices=["seeded", "fair"], default="seeded",
+                     help="seeded (default: the cards come from the seed) or fair: the network "
+                          "games' deal, every card locked by every seat's key and opened by their "
+                          "shares, as events in the log (slower: for tests and benchmarks)")
     sim.set_defaults(handler=_cmd_simulate, prog="allegra simulate")
 
     ident = sub.add_parser(

@@ -36,6 +36,7 @@ class SimulateArgs:
     seed: int = 1
     bots: tuple[str, ...] = ("greedy",)  # one name per seat, or one name for every seat
     out: str | None = None  # a directory for one signed replay per game
+    deal: str = "seeded"  # or "fair": the network games' deal, one table per seat (local.py)
 
 
 @dataclass
@@ -119,7 +120,7 @@ def simulate(args: SimulateArgs) -> Summary:
     summary = Summary(ruleset, args, [SeatSummary(i, n) for i, n in enumerate(names)])
     for g in range(args.games):
         setup = simulated_setup(args.seed, g, args.players)
-        if args.out is None:
+        if args.out is None and args.deal == "seeded":
             _, stats = play_game(ruleset, args.players, setup.seed, names)
         else:
             stats = _recorded_game(ruleset, args, g, names, setup)
@@ -136,9 +137,12 @@ def _recorded_game(ruleset: Ruleset, args: SimulateArgs, g: int, names: Sequence
                    setup: SimulatedSetup) -> GameStats:
     """Play game g through its signed log, written (and flushed) as it goes."""
     players = [Player(f"{name}-{seat}", setup.identities[seat]) for seat, name in enumerate(names)]
-    path = replay_path(args, g)
     game = LocalGame(ruleset, players, game_id=setup.game_id, nonces=setup.nonces,
-                     table_name=f"simulate {args.seed}", clock=wall_ms)
+                     table_name=f"simulate {args.seed}", clock=wall_ms, deal=args.deal)
+    if args.out is None:  # the fair deal without files: the game through its tables only
+        _, stats = play_game(ruleset, args.players, setup.seed, names, record=game)
+        return stats
+    path = replay_path(args, g)
     # The header carries every tag the genesis fixes from its first byte on, so a file
     # cut short by a crash still verifies as an unfinished game.
     tags = {"Event": f"allegra simulate --seed {args.seed}, game {g + 1}", "Site": "allegra-lan",

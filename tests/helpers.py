@@ -26,7 +26,8 @@ from allegra_lan.log.envelope import sign_event
 from allegra_lan.log.identity import Identity
 from allegra_lan.log.takeover import sign_consent
 from allegra_lan.rules import (
-    Discard, DrawFromDeck, Give, IllegalMove, Move, State, apply, legal_moves, ruleset_for, to_act,
+    Discard, DrawFromDeck, Give, IllegalMove, Move, State, apply, legal_moves, ruleset_for,
+    ruleset_from_dict, to_act,
 )
 from allegra_lan.rules.effects import Cleared, Effect
 from allegra_lan.rules.rng import Stream
@@ -132,6 +133,35 @@ def play_random(g: LocalGame, moves: int, seed: bytes = b"r" * 32) -> None:
             return
         lm = legal_moves(g.state)
         g.submit(lm[rng.below(len(lm))])
+
+
+class TestClock:
+    """A clock for signed logs that moves 1 s on each reading (ms since the epoch), from a
+    fixed start, so the logs are the same every run."""
+
+    __test__ = False  # not a test class, whatever pytest's name rules say
+
+    def __init__(self, start: int = 1_800_000_000_000) -> None:
+        self.now = start
+
+    def __call__(self) -> int:
+        self.now += 1000
+        return self.now
+
+
+def fair_game(variant: str = "allegra", n: int = 2, *, rounds: int = 1, cheat: Any = None,
+              tag: str = "fair") -> LocalGame:
+    """A fair-deal game (issue 12) of `n` greedy bots, one table per seat, played until it
+    ends or halts (a cheat of deal/cheats.py may break or withhold its deal)."""
+    from allegra_lan.bots.driver import play_game
+
+    rs = ruleset_from_dict({**ruleset_for(variant).to_dict(), "rounds": rounds})
+    g = LocalGame(rs, players(n), game_id=derived(tag, variant, n)[:16],
+                  nonces=[derived(f"{tag}-nonce", i) for i in range(n)], clock=TestClock(),
+                  deal="fair", cheat=cheat)
+    assert g.table.seed is not None
+    play_game(rs, n, g.table.seed, ["greedy"] * n, record=g)
+    return g
 
 
 def new_key(tag: str) -> Identity:

@@ -14,7 +14,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from allegra_lan.bots.driver import play_game
 from allegra_lan.deal.cheats import CopyCard, SwapIn, WithholdSecret, WrongSealedShare, WrongShare
 from allegra_lan.deal.events import KINDS, SECRET, SHARES
 from allegra_lan.local import LocalGame
@@ -24,31 +23,7 @@ from allegra_lan.rules import legal_moves, ruleset_for, ruleset_from_dict, state
 from allegra_lan.rules.cards import HIDDEN
 from allegra_lan.table import Refused, Stage, Table, fold
 
-from helpers import derived, players
-
-START = 1_800_000_000_000
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = START
-
-    def __call__(self) -> int:
-        self.now += 1000
-        return self.now
-
-
-def fair_game(variant: str = "allegra", n: int = 2, *, rounds: int = 1, cheat: Any = None,
-              tag: str = "fair") -> LocalGame:
-    """A fair-deal game of `n` greedy bots, played until it ends or halts."""
-    rs = ruleset_from_dict({**ruleset_for(variant).to_dict(), "rounds": rounds})
-    g = LocalGame(rs, players(n), game_id=derived(tag, variant, n)[:16],
-                  nonces=[derived(f"{tag}-nonce", i) for i in range(n)], clock=Clock(),
-                  deal="fair", cheat=cheat)
-    assert g.table.seed is not None
-    play_game(rs, n, g.table.seed, ["greedy"] * n, record=g)
-    return g
-
+from helpers import TestClock, derived, fair_game, players
 
 @pytest.fixture(scope="module")
 def allegra2() -> LocalGame:
@@ -183,7 +158,7 @@ def test_the_genesis_names_the_fair_deal_or_nothing() -> None:
 def test_a_seeded_game_has_no_ledger_and_owes_no_deal_event() -> None:
     rs = ruleset_from_dict({**ruleset_for("allegra").to_dict(), "rounds": 1})
     g = LocalGame(rs, players(2), game_id=derived("seeded", 2)[:16],
-                  nonces=[derived("seeded-nonce", i) for i in range(2)], clock=Clock())
+                  nonces=[derived("seeded-nonce", i) for i in range(2)], clock=TestClock())
     assert g.table.ledger is None and not g.table.fair and g.seat_tables == []
     assert "deal" not in g.table.events[0].body
     assert g.table.stage() is Stage.PLAY
@@ -258,7 +233,7 @@ def at_keys() -> tuple[LocalGame, list[bytes]]:
 
 
 values = st.recursive(
-    st.none() | st.booleans() | st.integers(-2**40, 2**64) | st.binary(max_size=80) | st.text(max_size=20),
+    st.none() | st.booleans() | st.integers(-2**63, 2**64 - 1) | st.binary(max_size=80) | st.text(max_size=20),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4),
     max_leaves=12)
 

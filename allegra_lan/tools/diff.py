@@ -63,8 +63,15 @@ def _side(label: str, events: Sequence[bytes], seq: int) -> Side:
 
 
 def _value(state: State, card: int) -> str:
-    """A card's value, whether or not the rules revealed it yet (testers hold both whole logs)."""
-    value = state.source.value(state.round_no, card)
+    """A card's value, whether or not the rules revealed it yet (testers hold both whole logs);
+    under the fair deal only what the log opened for everyone (`?`: not opened yet), since no
+    file holds the rest until the secrets are published."""
+    if state.fair:
+        value = state.known[card] if card < len(state.known) else None
+        if value is None:
+            return "?"
+    else:
+        value = state.source.value(state.round_no, card)
     return "J" if value == JOKER else str(value)
 
 

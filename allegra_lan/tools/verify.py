@@ -13,6 +13,13 @@ A log of the version with signed results (issue 13) is finished only when every
 seat signed the last round's result; its verdict says "results signed by every
 seat". An older log (its genesis has no start time) has no signed results: it
 still verifies, and its verdict says so.
+
+A fair-deal log (issue 12) is checked once more at its end: every shuffle pass and
+every share is redone from the secrets the seats published (deal/ledger.py
+`verdict`), and any fault fails the file naming its seat; so does a deal that broke
+during the game, and a game whose moves ended but whose seat never published its
+secret (it withheld it: nothing can check its deal). A fair-deal file cut short
+mid-game passes as unfinished, as any other.
 """
 
 from __future__ import annotations
@@ -28,7 +35,8 @@ from allegra_lan.tags import log_tags, result_tags
 from allegra_lan.log.envelope import decode_event
 from allegra_lan.log.identity import fingerprint
 from allegra_lan.log.replay import Replay, ReplayError, ReplayStream, read_replay
-from allegra_lan.rules import ruleset_from_dict
+from allegra_lan.deal.events import SECRET
+from allegra_lan.rules import ruleset_from_dict, to_act
 from allegra_lan.table import Fork, Table
 from allegra_lan.tool_args import add_verify_arguments, jobs_arg
 from allegra_lan.tools import (
@@ -72,6 +80,7 @@ class Verdict:
     signed: str = ""
     started: int | None = None  # the genesis's start time (ms since the epoch, UTC)
     ended: int | None = None  # the latest clock of the last round's results
+    deal: str = ""  # "fair" for a fair-deal game whose deal verified from every secret
 
     @property
     def signed_by_all(self) -> bool:
@@ -170,6 +179,9 @@ def verify_file(path: str | os.PathLike[str]) -> Verdict:
     if replay.fault is not None:
         seq, reason = replay.fault
         return _fail(name, "seq", reason, seq, events=t.seq, notes=notes, seats=seats, **ident)
+    deal_problem = check_deal(t)
+    if deal_problem is not None:
+        return _fail(name, "deal", deal_problem, events=t.seq, notes=notes, seats=seats, **ident)
     over = t.over
     if t.genesis is not None:
         ident["started"], ident["ended"] = t.times()  # type: ignore[assignment]
@@ -188,7 +200,62 @@ def verify_file(path: str | os.PathLike[str]) -> Verdict:
         SIGNED_BY_ALL if len(t.results) == len(t.state.results) else "")
     return Verdict(name, True, events=t.seq, finished=True, result=tags["Result"], notes=notes,
                    seats=seats, totals=tuple(t.state.totals), signed=signed,
-                   winners=tuple(int(w) for w in tags["Winners"].split()), **ident)
+                   winners=tuple(int(w) for w in tags["Winners"].split()),
+                   deal="fair" if t.fair else "", **ident)
+
+
+def check_deal(t: Table) -> str | None:
+    """What is wrong with a fair-deal log's deal, naming the seat, or None (a seeded log,
+    a fair one still playing, or one whose deal the published secrets verify)."""
+    ledger = t.ledger
+    if ledger is None or t.state is None or t.genesis is None:
+        return None
+    names = [s.name for s in t.genesis.seats]
+
+    def who(seat: int) -> str:
+        return f"seat {seat} ({names[seat]})" if 0 <= seat < len(names) else f"seat {seat}"
+
+    def faults() -> str:
+        found = ledger.verdict()
+        text = "; ".join(f"{who(f.seat)}, {f.step}{'' if f.card is None else f' of card {f.card}'}: "
+                         f"{f.reason}" for f in found[:3])
+        return text + (f" (and {len(found) - 3} more)" if len(found) > 3 else "")
+
+    if t.stopped is not None:  # the log proves the break, whatever follows it
+        found = faults()
+        return f"the deal broke during the game: {t.stopped}" + (f"; {found}" if found else "")
+    owed = ledger.owed()
+    if to_act(t.state) is None and owed is not None and owed.kind == SECRET:
+        return (f"{who(owed.seat)} withheld its deal secret at the game's end: its shuffles and "
+                "shares cannot be checked, the deal is unverified")
+    if not t.over:
+        return None
+    found = faults()
+    return f"the deal does not verify from the published secrets: {found}" if found else None
+    names = [s.name for s in t.genesis.seats] if t.genesis is not None else []
+
+    def who(seat: int) -> str:
+        return f"seat {seat} ({names[seat]})" if 0 <= seat < len(names) else f"seat {seat}"
+
+    if t.stopped is not None and t.over:
+        faults = ledger.verdict()
+        named = "; ".join(f"{who(f.seat)} {f.step}{'' if f.card is None else f' card {f.card}'}: {f.reason}"
+                          for f in faults[:3])
+        more = f" (and {len(faults) - 3} more)" if len(faults) > 3 else ""
+        return f"the deal broke during the game: {t.stopped}" + (f"; {named}{more}" if named else "")
+    done = to_act(t.state) is None
+    owed = ledger.owed()
+    if done and owed is not None and owed.kind == SECRET:
+        return (f"{who(owed.seat)} withheld its deal secret at the game's end: its shuffles and "
+                "shares cannot be checked, the deal is unverified")
+    if t.over:
+        faults = ledger.verdict()
+        if faults:
+            named = "; ".join(f"{who(f.seat)} {f.step}{'' if f.card is None else f' card {f.card}'}: {f.reason}"
+                              for f in faults[:3])
+            more = f" (and {len(faults) - 3} more)" if len(faults) > 3 else ""
+            return f"the deal does not verify from the published secrets: {named}{more}"
+    return None
 
 
 def verdict_line(v: Verdict) -> str:
@@ -200,6 +267,8 @@ def verdict_line(v: Verdict) -> str:
                 detail += "; results signed by every seat"
             elif v.signed == OLD_LOG:
                 detail += "; no signed results (a log of an older version)"
+            if v.deal == "fair":
+                detail += "; fair deal re-checked from every seat's secret"
         elif v.events:
             detail = f"unfinished after seq {v.events - 1}"
         else:
@@ -211,6 +280,8 @@ def verdict_line(v: Verdict) -> str:
         return f"FAIL {v.path}  seq {v.seq}: {v.reason}"
     if v.where == "header":
         return f"FAIL {v.path}  header: {v.reason}"
+    if v.where == "deal":
+        return f"FAIL {v.path}  deal: {v.reason}"
     return f"FAIL {v.path}  {v.reason}"
 
 
