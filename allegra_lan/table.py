@@ -561,9 +561,43 @@ class Table:
                               seats=seats)
             except ConsentError as e:
                 raise Refused(ev.seq, f"takeover: seat {seat}: {e}", fault="takeover") from None
+        released = self._released(ev, taken, stay)
         for seat, key in seats:
             self.keys[seat] = key
             self.played_by[seat] = self.played_by[author]  # the takeover's author runs the bot
+        if self.ledger is not None:
+            for dealer, secret in released.items():
+                self.ledger.adopt(dealer, secret)
+            self._owed = None  # the taken seat's deal events are now made here too
+
+    def _released(self, ev: Event, taken: set[int], stay: list[int]) -> dict[int, bytes]:
+        """Fair deal: the taken seat's secret, from the escrow pieces the takeover carries
+        (one from every seat that stays), checked against their commitments; a seat that
+        left for good must not lock the deck (docs/fairdeal.md). One seat at a time: a
+        taken seat's pieces are held by the others, so two taken at once would hold each
+        other's. A seeded game's takeover carries no pieces."""
+        given = ev.body.get("release")
+        if self.ledger is None:
+            if given is not None:
+                raise Refused(ev.seq, "takeover: a seeded game's takeover carries no escrow pieces",
+                              fault="takeover")
+            return {}
+        if len(taken) != 1:
+            raise Refused(ev.seq, "takeover: under the fair deal a takeover takes one seat at a time "
+                                  "(the taken seats hold each other's escrow pieces)", fault="takeover")
+        (dealer,) = taken
+        handed: dict[int, bytes] = {}
+        for holder, of, piece in given or []:
+            if of != dealer or holder not in stay or holder in handed:
+                raise Refused(ev.seq, f"takeover: an escrow piece of seat {holder} for seat {of} "
+                                      f"does not belong in the release of seat {dealer}", fault="takeover")
+            handed[holder] = piece
+        pieces = self.ledger.release_pieces(dealer, handed)
+        got = self.ledger.release(dealer, pieces)
+        if not isinstance(got, bytes):
+            raise Refused(ev.seq, f"takeover: seat {dealer}'s secret does not come back: {got}",
+                          fault="takeover")
+        return {dealer: got}
 
     def supersede(self, signed: bytes) -> list[Event]:
         """Take a takeover at a seq this table already holds, dropping what it replaces.

@@ -262,3 +262,105 @@ def test_legal_moves_are_offered_while_a_fair_game_plays(allegra2: LocalGame) ->
     n = allegra2.table.players
     t, _ = fold(e.signed for e in allegra2.table.events[:6 * n + 1])
     assert t.stage() is Stage.PLAY and legal_moves(t.state)  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------- a takeover releases the escrow
+
+
+def fair_takeover(g: LocalGame, taken: list[int], *, release: list[list[Any]] | None = None,
+                  tag: str = "bot") -> tuple[bytes, Any]:
+    """The signed takeover of `taken` at the log's head, consented by every other seat, with
+    the escrow pieces their own tables hold for the taken seat (or `release` as given)."""
+    from allegra_lan.log.takeover import sign_consent
+
+    from helpers import new_key
+
+    t = g.table
+    keys = [new_key(f"{tag}{s}") for s in taken]
+    seats = [(s, k.public) for s, k in zip(taken, keys)]
+    stay = [s for s in range(t.players) if s not in taken]
+    signs = [[s, sign_consent(g.players[s].identity.key, t.game, t.seq, t.head, seats)] for s in stay]
+    if release is None:
+        release = [[h, d, g.seat_tables[h].ledger.held[d]] for d in taken for h in stay]  # type: ignore[union-attr]
+    body = {"seats": [[s, k] for s, k in seats], "signs": signs, "release": release}
+    ev = sign_event(g.players[stay[0]].identity.key, game=t.game, seq=t.seq, prev=t.head,  # type: ignore[arg-type]
+                    kind="takeover", body=body)
+    return ev.signed, keys
+
+
+def gone_at_shares(n: int, seat: int, tag: str) -> LocalGame:
+    """A fair ALLEGRA game of `n` seats whose seat `seat` left for good: it never wrote its
+    shares of the first batch (the first move's turn-up), so the log waits for them."""
+    rs = ruleset_from_dict({**ruleset_for("allegra").to_dict(), "rounds": 1})
+
+    def gone(ledger: Any, owed: Any, body: Any) -> Any:
+        return None if owed.seat == seat and owed.kind == SHARES else body
+
+    g = LocalGame(rs, players(n), game_id=derived(tag, n)[:16],
+                  nonces=[derived(f"{tag}-nonce", i) for i in range(n)], clock=TestClock(), deal="fair",
+                  cheat=gone)
+    g.submit(legal_moves(g.state)[0])
+    t = g.table
+    assert g.withheld is not None and t.stage() is Stage.DEAL and t.next_author() == seat
+    return g
+
+
+def test_a_takeover_releases_the_taken_seats_secret_and_the_game_goes_on() -> None:
+    """A seat that leaves for good while it owes shares does not lock the deck: the seats
+    that stay hand in their escrow pieces in the takeover, every table recovers the seat's
+    secret, and the takeover's author writes the taken seat's deal events from then on."""
+    from allegra_lan.bots.driver import play_game
+    from allegra_lan.local import Player
+
+    g = gone_at_shares(3, 2, "release")
+    rs = g.table.state.ruleset  # type: ignore[union-attr]
+    signed, keys = fair_takeover(g, [2])
+    for t in [g.table, *g.seat_tables]:
+        t.append(signed)
+    secret = g.seat_tables[2].secret
+    assert all(t.ledger.adopted == {2: secret} for t in [g.table, *g.seat_tables])  # type: ignore[union-attr]
+    made = g.table.owed()  # even a spectator's table can make the taken seat's events now
+    assert made is not None and made.seat == 2 and made == g.seat_tables[0].owed() == g.seat_tables[2].owed()
+    g.players[2] = Player("bot", keys[0])  # the taker signs with the new key
+    g.cheat, g.withheld = None, None
+    g.write_owed()
+    play_game(rs, 3, g.table.seed, ["greedy"] * 3, record=g)  # type: ignore[arg-type]
+    assert g.table.over and g.table.stopped is None and g.table.ledger.verified  # type: ignore[union-attr]
+    last = [e for e in g.table.events if e.kind == SECRET]
+    assert [g.table.seat_of(e.author) for e in last] == [0, 1, 2] and last[2].author == keys[0].public
+
+
+def test_a_fair_takeover_needs_every_piece_right_and_one_seat_at_a_time() -> None:
+    g = gone_at_shares(4, 3, "release-bad")
+    seq = g.table.seq
+    cases = {
+        "without the pieces": fair_takeover(g, [3], release=[])[0],
+        "a wrong piece": fair_takeover(g, [3], release=[[0, 3, bytes(32)], [1, 3, g.seat_tables[1].ledger.held[3]],  # type: ignore[union-attr]
+                                                        [2, 3, g.seat_tables[2].ledger.held[3]]])[0],  # type: ignore[union-attr]
+        "two seats": fair_takeover(g, [2, 3], release=[])[0],
+    }
+    words = {"without the pieces": "seat 0", "a wrong piece": "seat 0", "two seats": "one seat at a time"}
+    for name, signed in cases.items():
+        with pytest.raises(Refused) as e:
+            g.table.append(signed)
+        assert e.value.fault == "takeover" and words[name] in e.value.reason, (name, e.value.reason)
+        assert g.table.seq == seq
+    g.table.append(fair_takeover(g, [3])[0])  # the right one is taken
+    assert g.table.seq == seq + 1
+
+
+def test_a_seeded_takeover_carries_no_pieces() -> None:
+    rs = ruleset_from_dict({**ruleset_for("allegra").to_dict(), "rounds": 1})
+    g = LocalGame(rs, players(3), game_id=derived("release-seeded")[:16],
+                  nonces=[derived("release-seeded-nonce", i) for i in range(3)], clock=TestClock())
+    from helpers import quick_move
+
+    g.submit(quick_move(g.state))
+    d = to_act(g.state)
+    assert d is not None
+    other = (d.seat + 1) % 3
+    signed, _ = fair_takeover(g, [d.seat], release=[[other, d.seat, bytes(32)]])
+    t = g.table
+    with pytest.raises(Refused) as e:
+        t.append(signed)
+    assert "seeded game" in e.value.reason

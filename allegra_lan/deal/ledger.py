@@ -169,7 +169,10 @@ class Ledger:
         self.batches: list[_Batch] = []
         self._work: list[tuple[str, Any]] = []  # ("pile", key) or ("batch", number), in order
         self._answers: list[tuple[RevealRequest, int | None]] = []
-        self._own_pass: dict[tuple[int, int], tuple[bytes, ...]] = {}
+        self._own_pass: dict[tuple[int, int, int], tuple[bytes, ...]] = {}  # (seat, round, pile)
+        self.adopted: dict[int, bytes] = {}
+        """Secrets released by a takeover (`adopt`): public from then on, so every ledger
+        makes those seats' events as it makes its own (the takeover's author writes them)."""
         self.faults: list[Fault] = []
         self.private_faults: list[Fault] = []
         self.private_broken: list[str] = []
@@ -437,13 +440,20 @@ class Ledger:
 
     # ------------------------------------------------------------------ this seat's events
 
+    def secret_of(self, seat: int) -> bytes | None:
+        """The secret this ledger holds for `seat`: its own, or one a takeover released."""
+        if seat == self.seat and self.secret is not None:
+            return self.secret
+        return self.adopted.get(seat)
+
     def mine(self) -> Body | None:
-        """The body of the event this ledger's seat owes now (None: another seat's turn,
-        or this ledger holds no secret). Deterministic from the secret and the log."""
+        """The body of the event owed now if this ledger holds its seat's secret (its own
+        seat's, or a released one), else None. Deterministic from the secret and the log."""
         o = self.owed()
-        if o is None or o.seat != self.seat or self.secret is None:
+        secret = None if o is None else self.secret_of(o.seat)
+        if o is None or secret is None:
             return None
-        secret, seat = self.secret, o.seat
+        seat = o.seat
         if o.kind == KEYS:
             k = seat_keys(secret, self.game, seat)
             return KeysBody(k.commitment, k.box_key, k.deal_key, k.key_proof)
@@ -453,11 +463,11 @@ class Ledger:
         if o.kind == SHUFFLE:
             assert o.round_no is not None and o.pile is not None and self.joint is not None
             p = self.piles[(o.round_no, o.pile)]
-            made = self._own_pass.get((o.round_no, o.pile))
+            made = self._own_pass.get((seat, o.round_no, o.pile))
             if made is None:
                 inputs = initial(p.points(), self.joint) if seat == 0 else p.passes[seat - 1].cards
                 made = shuffle_pass(secret, p.pile, seat, self.joint, inputs).cards
-                self._own_pass[(o.round_no, o.pile)] = made
+                self._own_pass[(seat, o.round_no, o.pile)] = made
             lo = o.part * MAX_PASS_CARDS
             return ShuffleBody(o.round_no, o.pile, o.part, made[lo:lo + MAX_PASS_CARDS])
         if o.kind == SHARES:
@@ -493,6 +503,26 @@ class Ledger:
         keys = self.keys[dealer]
         assert keys is not None
         return combine(self.game, dealer, [pieces[i.holder] for i in items], keys.commitment)  # type: ignore[misc]
+
+    def release_pieces(self, dealer: int, handed: Mapping[int, bytes]) -> dict[int, bytes]:
+        """Every holder's piece of `dealer`'s escrow for its release: those `handed` in by
+        the seats that stay, and those of holders whose own secret a takeover released
+        before (their sealed piece opens with the released secret's box key: anyone can)."""
+        pieces = dict(handed)
+        for item in self.escrow.get(dealer, ()):
+            secret = self.adopted.get(item.holder)
+            if item.holder not in pieces and secret is not None:
+                try:
+                    pieces[item.holder] = open_escrow(self.game, item, *box_keypair(secret, self.game))
+                except DealError:
+                    pass  # a piece that does not open: release() names the dealer's fault
+        return pieces
+
+    def adopt(self, seat: int, secret: bytes) -> None:
+        """Hold seat `seat`'s released secret (checked by `release`) from now on."""
+        if not 0 <= seat < self.players:
+            raise LedgerError(f"there is no seat {seat}")
+        self.adopted[seat] = check_secret(secret)
 
     # ------------------------------------------------------------------ game end
 

@@ -70,7 +70,10 @@ TAKEOVER_BODY: Spec = Map({
     # Empty lists pass here so that the takeover rules name what is missing.
     "seats": Array(Tuple((SEAT, KEY)), MAX_SEATS - 1),
     "signs": Array(Tuple((SEAT, Bytes(64))), MAX_SEATS - 1),
-})
+    # Fair deal only: [holder, dealer, piece] for the taken seat's escrow (deal/escrow.py),
+    # one piece from every seat that stays, so every peer recovers the taken seat's secret.
+    "release": Array(Tuple((SEAT, SEAT, Bytes(32))), MAX_SEATS - 1),
+}, optional=frozenset({"release"}))
 
 # A seat's signed result of a round (log/results.py): the one schema of its body.
 RESULT_BODY: Spec = Map({
