@@ -543,7 +543,8 @@ class Ledger:
                 if not (f.step == "secret" and f.seat != first and f.seat not in self.secrets)]
         for p in self.piles.values():
             if p.done:
-                out += verify_pile(PileRecord(p.pile, tuple(p.passes), tuple(p.shares)), seats)
+                out += verify_pile(PileRecord(p.pile, tuple(p.passes), tuple(p.shares)), seats,
+                                   proofs_checked=True)  # the ledger took each share only checked
         out += verify_escrow(self.game, seats, self.escrow)
         return tuple(dict.fromkeys(out))
 
