@@ -5,7 +5,8 @@ taken, who proposes, and whether this peer may consent. `Node` moves the
 messages and keeps the time:
 
   takeover_ask {t, seq, prev, seats}  the proposer: "let these new keys play these seats"
-  takeover_yes {t, seq, signs}        a peer's consents, one per seat it runs that stays
+  takeover_yes {t, seq, signs[, pieces]}  a peer's consents, one per seat it runs that stays,
+                                      and (fair deal) its seat's escrow pieces of the taken seat
   takeover_no  {t, seq, reason}       a peer that cannot consent, and why
   takeover_off {t, seq}               the proposer calls it off: consents are released
 
@@ -24,9 +25,10 @@ from ..log.identity import Identity
 from ..log.takeover import ConsentError, read_seats
 from ..table import Stage, Table
 
-# A takeover stands where a missing seat must write: a move, or its owed result of a round
-# (a seat that never signs stops the game as a seat that never moves does).
-TAKEOVER_STAGES = (Stage.PLAY, Stage.RESULT)
+# A takeover stands where a missing seat must write: a move, its owed result of a round, or
+# a fair-deal event it owes (a seat that never signs or shares stops the game as a seat that
+# never moves does).
+TAKEOVER_STAGES = (Stage.PLAY, Stage.RESULT, Stage.DEAL)
 from .lobby import Lobby
 
 ASK_AGAIN = 2.0  # seconds between the proposer's repeated asks (a peer may have been catching up)
@@ -46,17 +48,26 @@ class Proposal:
     started: float
     asked: float
     signs: dict[int, bytes] = field(default_factory=dict)
+    # Fair deal: the holders whose escrow piece of the taken seat must come with their
+    # consent (the seats that stay, but those a takeover released before: anyone opens
+    # theirs), and the pieces gathered, holder -> piece, each checked on arrival.
+    holders: frozenset[int] = frozenset()
+    pieces: dict[int, bytes] = field(default_factory=dict)
 
     def complete(self) -> bool:
-        return all(s in self.signs for s in self.stay)
+        return all(s in self.signs for s in self.stay) and self.holders <= set(self.pieces)
 
     def ask(self) -> dict[str, Any]:
         return {"t": "takeover_ask", "seq": self.seq, "prev": self.prev,
                 "seats": [[s, k] for s, k in self.seats]}
 
     def body(self) -> dict[str, Any]:
-        return {"seats": [[s, k] for s, k in self.seats],
-                "signs": [[s, self.signs[s]] for s in self.stay]}
+        body: dict[str, Any] = {"seats": [[s, k] for s, k in self.seats],
+                                "signs": [[s, self.signs[s]] for s in self.stay]}
+        if self.holders:
+            (dealer,) = (s for s, _ in self.seats)
+            body["release"] = [[h, dealer, self.pieces[h]] for h in sorted(self.pieces)]
+        return body
 
 
 @dataclass(frozen=True)
@@ -103,6 +114,10 @@ def seats_to_take(table: Table, run: dict[int, bytes], present: Collection[bytes
     due = table.next_author()  # the seat to decide, or to sign its result of the round
     missing = sorted(s for s, owner in run.items() if owner not in present)
     if 2 * (table.players - len(missing)) <= table.players:
+        return []
+    if table.ledger is not None and len(missing) > 1:
+        # Fair deal: a taken seat's secret comes back only with an escrow piece from every
+        # other seat, so only a lone missing seat can be handed on (Table._released).
         return []
     return missing if due is not None and due in missing else []
 

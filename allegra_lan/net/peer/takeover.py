@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...log.envelope import sign_event
 from ...log.identity import fingerprint
+from ...deal.escrow import check_release
 from ...log.takeover import ConsentError, check_consent, sign_consent
 from ...table import TAKEOVER
 from ..actions import SaveSeats
@@ -93,6 +94,10 @@ class TakingOver:
         seats = [(s, idents[s].public) for s in taken]
         stay = [s for s in range(table.players) if s not in taken]
         p = Proposal(table.seq, table.head, seats, idents, stay, started=now, asked=now)
+        ledger = table.ledger
+        if ledger is not None:  # fair deal: one seat taken (seats_to_take), its escrow released
+            p.holders = frozenset(s for s in stay if s not in ledger.adopted)
+            p.pieces.update(self._my_pieces(taken))
         for s in stay:
             sp = self.players.get(s)
             if sp is not None and table.keys[s] == sp.identity.public:
@@ -134,6 +139,23 @@ class TakingOver:
                             prev=p.prev, kind=TAKEOVER, body=p.body()).signed
         self._publish(signed)
 
+    def _take_pieces(self: Peer, key: bytes, p: Proposal, pieces: list[list[Any]]) -> None:
+        """Fair deal: keep each escrow piece a consenting peer handed in for the taken seat,
+        if it is that peer's own seat's and matches the commitment the dealer published
+        (a wrong one is blamed and left out, so the takeover never carries it)."""
+        ledger, run = self.table.ledger, self.runners()
+        if ledger is None:
+            return
+        for holder, dealer, piece in pieces:
+            item = next((e for e in ledger.escrow.get(dealer, ()) if e.holder == holder), None)
+            fault = None if item is None else check_release(ledger.game, item, piece)
+            if holder not in p.holders or run.get(holder) != key or [dealer] != [s for s, _ in p.seats] \
+                    or item is None or fault is not None:
+                self._blame(f"refused from {fingerprint(key)}: an escrow piece of seat {holder} for "
+                            f"seat {dealer} that does not belong in this takeover or misses its commitment")
+                continue
+            p.pieces[holder] = piece
+
     def _call_off(self: Peer, why: str, p: Proposal | None = None) -> None:
         p = p or self.proposal
         if p is None:
@@ -161,6 +183,14 @@ class TakingOver:
             if promise.proposer == key:
                 self._send_consent(key, promise)
 
+    def _my_pieces(self: Peer, taken: list[int]) -> dict[int, bytes]:
+        """The escrow pieces of the taken seats that our own seat holds (its ledger opened
+        them from their `deal_escrow`): holder -> piece, for the takeover's release."""
+        ledger = self.table.ledger
+        if ledger is None or ledger.seat is None:
+            return {}
+        return {ledger.seat: ledger.held[d] for d in taken if d in ledger.held}
+
     def _send_consent(self: Peer, key: bytes, promise: Promise) -> None:
         table = self.table
         taken = {s for s, _ in promise.seats}
@@ -169,7 +199,12 @@ class TakingOver:
                                   list(promise.seats))]
                  for s, sp in sorted(self.players.items())
                  if s not in taken and table.keys[s] == sp.identity.public]
-        self._send(key, {"t": "takeover_yes", "seq": promise.seq, "signs": signs})
+        msg: dict[str, Any] = {"t": "takeover_yes", "seq": promise.seq, "signs": signs}
+        pieces = self._my_pieces(sorted(taken))
+        if pieces:
+            (dealer,) = taken
+            msg["pieces"] = [[h, dealer, piece] for h, piece in pieces.items()]
+        self._send(key, msg)
 
     def _on_takeover(self: Peer, key: bytes, msg: dict[str, Any]) -> None:
         t, seq, table = msg.get("t"), msg.get("seq"), self.table
@@ -220,6 +255,7 @@ class TakingOver:
                     self._blame(f"refused from {who}: {e}")
                     continue
                 p.signs[item[0]] = item[1]
+            self._take_pieces(key, p, msg.get("pieces", []))
             self._complete_takeover()
         elif t == "takeover_no":
             if self.proposal is not None and self.proposal.seq == seq:
