@@ -744,6 +744,19 @@ def test_a_proposer_that_calls_its_takeover_off_asks_again_for_the_moves_it_held
     assert any(" 0 -> 1 have " in line for line in r.trace[off - 2:off + 1])
 
 
+def test_seed_631998_a_peer_linked_again_at_the_end_of_linger_gets_the_end() -> None:
+    """Seed 631998 of the long run (ALLEGRA, 3 seats, node 0 cut off from [1, 2] for 18.9 s
+    at seq 121). Nodes 1 and 2, a majority, took seat 0 over and finished at 126 events;
+    LINGER (10 s) then ran out 0.16 s after the heal: both linked to node 0 again and left
+    1.4 ms later, before answering node 0's `have 120`, and node 0 kept 120 events for good.
+    A finished peer now lingers LINGER_GRACE more when a seated peer that lacks its end links
+    again (net/peer/core.py `_linger_for`)."""
+    r = run_seed(631998, verbose=True)
+    assert r.ok, r.failures
+    assert r.outcome == "finished" and r.faults["partition"] == 1
+    assert any(" -> 0 events from 12" in line for line in r.trace)
+
+
 # ---------------------------------------------------------------- signed results (issue 13)
 
 

@@ -10,6 +10,7 @@ DIAL_PENDING = 6.0  # seconds after which a Dial with no answer is taken as fail
 # shell gives one attempt DIAL_TIMEOUT = 5 s)
 HOST_TIMEOUT = 30.0  # seconds a joining peer waits for the host's lobby
 LINGER = 10.0  # at most this long a finished peer waits for its peers to hold the whole log
+LINGER_GRACE = 2.0  # ... and this long after a peer that lacks the end links again (at most 2 x LINGER)
 PING_EVERY = 2.0  # seconds between pings on a link
 SILENCE = 10.0  # seconds without a frame after which a link is taken for dead (a pulled cable
 # or a machine switched off sends no FIN: without this its seat would never count as away)

@@ -119,6 +119,7 @@ class Peer(Lobbying, Playing, TakingOver):
         self.stopped: str | None = None  # why the game stopped before its end
         self.gone = False  # Done was given: the shell may close everything
         self._leave_at: float | None = None
+        self._over_at: float | None = None  # when the game ended here (LINGER counts from it)
         self._dialling: dict[bytes | None, float] = {}  # a Dial out, not yet answered: since when
         self._tried: dict[bytes, float] = {}  # peer -> when we last dialled it
         self._head_at: float | None = None  # when the log last grew (or we started)
@@ -296,6 +297,7 @@ class Peer(Lobbying, Playing, TakingOver):
         if not replaced:
             self._say(f"connected to {fingerprint(key)}")
         self._deliver(self.replica.connected(key, now))
+        self._linger_for(key)
         if self.lobby is not None and self.lobby.host == self.me:
             self._send(key, self.lobby.to_msg())
         if self.replica.fork is not None:  # a peer back while we stop for a fork hears of it
@@ -707,9 +709,24 @@ class Peer(Lobbying, Playing, TakingOver):
         self.over = True
         self.stopped = stopped
         self._broadcast(self.replica.have())
+        self._over_at = self._now
         self._leave_at = self._now + (config.LINGER if stopped is None else 1.0)
         self._changed()
         self._linger()
+
+    def _linger_for(self, key: bytes) -> None:
+        """A seated peer that does not hold our end linked again while we linger: stay a
+        moment more, so that catch-up can give it the end (seed 631998: a partition healed
+        0.16 s before LINGER ran out; both sides linked again and the finished peers left
+        1.4 ms later, before the `have` of the peer that had been cut off was answered, and it
+        kept 120 of the 126 events for good). Bounded: never past twice LINGER after the end."""
+        if self._leave_at is None or self._over_at is None or self.stopped is not None or self.lobby is None:
+            return
+        if key not in self.lobby.owners() or self.replica.confirmed.get(key, -1) >= self.table.seq:
+            return
+        latest = self._over_at + 2 * config.LINGER
+        self._leave_at = max(self._leave_at, min(self._now + config.LINGER_GRACE, latest))
+        self._timer(self._leave_at)
 
     def _linger(self) -> None:
         assert self._leave_at is not None
