@@ -757,6 +757,31 @@ def test_seed_631998_a_peer_linked_again_at_the_end_of_linger_gets_the_end() -> 
     assert any(" -> 0 events from 12" in line for line in r.trace)
 
 
+# ---------------------------------------------------------------- the fair deal (issue 12)
+
+
+def test_the_deal_checker_names_only_the_cheater_and_every_table_alike() -> None:
+    """`check_deal` on the tables of fair-deal games (each seat's own table, as each honest
+    peer holds it): an honest deal passes; a wrong share and a copied card are named on
+    every table, and blaming any other seat for them fails."""
+    from allegra_lan.deal.cheats import CopyCard, WrongShare
+    from allegra_lan.sim.invariants import check_deal
+
+    from helpers import fair_game
+
+    honest = fair_game("allegra", 3, tag="sim-deal")
+    tables = {f"node {s}": t for s, t in enumerate(honest.seat_tables)}
+    assert check_deal(tables, None) == []
+    assert check_deal(tables, 1) == [f"node {s} ended the deal without naming seat 1, which cheated"
+                                     for s in range(3)]
+    for cheat in (WrongShare(seat=2, batch=1), CopyCard(seat=2, into=0, of=1)):
+        g = fair_game("grande", 3, cheat=cheat, tag=f"sim-deal-{type(cheat).__name__}")
+        honest_tables = {f"node {s}": g.seat_tables[s] for s in (0, 1)}
+        assert check_deal(honest_tables, 2) == []
+        assert check_deal(honest_tables, None) != []
+        assert any("blames seat(s) [2]" in p for p in check_deal(honest_tables, 0))
+
+
 # ---------------------------------------------------------------- signed results (issue 13)
 
 

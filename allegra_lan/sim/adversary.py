@@ -27,8 +27,10 @@ from typing import TYPE_CHECKING, Any
 from ..log.envelope import MAX_EVENT, Event, decode_event, sign_event
 from ..net.messages import MESSAGES
 from ..rules import Give, legal_moves, move_from_dict
-from ..log.results import RESULT
-from ..table import SETUP_KINDS, move_body
+from ..deal.cheats import Cheat, CopyCard, SwapIn, WithholdSecret, WrongSealedShare, WrongShare
+from ..deal.events import encode as encode_deal
+from ..log.results import RESULT, Owed
+from ..table import SETUP_KINDS, Table, move_body
 from .scenario import FORGED_RESULT
 from .wire import encode_message, oversize_header, raw_frame
 
@@ -364,8 +366,64 @@ class Withholding(Attack):
         return [frame]
 
 
+DEALER_CHEATS = ("copy", "swap", "share", "sealed", "secret")
+"""The dishonest dealer's cheats (deal/cheats.py): a copied card, a card swapped in, a wrong
+share, a wrong sealed escrow piece, a secret withheld at the end."""
+
+
+class Dealer(Attack):
+    """A seated adversary that plays honestly but cheats in the fair deal (issue 12): its
+    peer's own deal events are rewritten by one cheat of deal/cheats.py (or withheld), through
+    the peer's `deal_cheat` hook. Every honest peer must catch it and name its seat alike."""
+
+    kind = "dealer"
+
+    def __init__(self, *a: Any, variant: str = "share", **kw: Any) -> None:
+        super().__init__(*a, **kw)
+        self.variant = variant
+        self.cheat: Cheat | None = None
+        self.seat: int | None = None  # the seat it cheats for (known at its first deal event)
+
+    def before_call(self) -> None:
+        p = self.node.peer
+        if p is not None and p.deal_cheat is None:
+            p.deal_cheat = self._rewrite  # a peer restarted from its log is a new Peer
+
+    def _make(self, seat: int, players: int) -> Cheat:
+        if self.variant == "copy":
+            return CopyCard(seat, into=self.rng.randrange(40), of=40 + self.rng.randrange(40))
+        if self.variant == "swap":
+            return SwapIn(seat, into=self.rng.randrange(80), place=self.rng.randrange(80))
+        if self.variant == "sealed":
+            return WrongSealedShare(seat, holder=self.rng.choice([h for h in range(players) if h != seat]))
+        if self.variant == "secret":
+            return WithholdSecret(seat)
+        return WrongShare(seat, batch=self.rng.randrange(3))
+
+    def _rewrite(self, table: Table, owed: Owed) -> Owed | None:
+        ledger = table.ledger
+        if ledger is None or ledger.seat != owed.seat:
+            return owed  # only the seat whose secret it holds cheats
+        if self.cheat is None:
+            self.seat = owed.seat
+            self.cheat = self._make(owed.seat, table.players)
+        o, body = ledger.owed(), ledger.mine()
+        if o is None or body is None:
+            return owed
+        made = self.cheat(ledger, o, body)
+        if made is body:
+            return owed
+        if self.struck == 0:
+            self.world.trace(f"adversary {self.node.index} deals dishonestly ({self.variant}) at seq {table.seq}")
+        self.mark()
+        if made is None:
+            return None
+        kind, fields = encode_deal(made)
+        return Owed(owed.seat, kind, fields, timed=False)
+
+
 _KINDS: dict[str, type[Attack]] = {c.kind: c for c in (
-    Forged, Replayed, Malformed, Oversized, Flooding, Forking, Withholding)}
+    Forged, Replayed, Malformed, Oversized, Flooding, Forking, Withholding, Dealer)}
 
 
 def make_attack(kind: str, variant: str, world: "World", node: "SimNode", rng: random.Random,
@@ -373,6 +431,8 @@ def make_attack(kind: str, variant: str, world: "World", node: "SimNode", rng: r
     cls = _KINDS[kind]
     if cls is Withholding:
         return Withholding(world, node, rng, strike_seq, count, variant=variant or "silent")
+    if cls is Dealer:
+        return Dealer(world, node, rng, strike_seq, count, variant=variant or "share")
     if cls is Forged and variant == FORGED_RESULT:
         return ForgedResult(world, node, rng, strike_seq, count)
     return cls(world, node, rng, strike_seq, count)

@@ -11,7 +11,7 @@ from typing import Any
 from ..net.peer.core import UNCONFIRMED
 from ..table import CEREMONY_STAGES, TAKEOVER
 from .invariants import (
-    Outcome, Verdicts, check_disagreements, check_finished, check_logs, check_prefix,
+    Outcome, Verdicts, check_deal, check_disagreements, check_finished, check_logs, check_prefix,
     check_takeovers, check_verify, promised_to_an_adversary,
 )
 from .scenario import Options, Scenario, scenario
@@ -121,6 +121,7 @@ def judge(w: World) -> Verdicts:
     seen, problems = check_takeovers(final)
     if seen:
         v.add("takeover", problems)
+    cheater = next((a.seat for a in _attacks(w) if a.kind == "dealer" and a.struck), None)
     checked: set[bytes] = set()
     for n in honest:
         if n.peer is None or not n.peer.table.events or rec.errors:
@@ -128,7 +129,11 @@ def judge(w: World) -> Verdicts:
         head = n.peer.table.head
         if head not in checked:
             checked.add(head)
-            v.add("verify", check_verify(n.peer.table))
+            v.add("verify", check_verify(n.peer.table, cheater))
+    fair = {f"node {n.index}": n.peer.table for n in honest
+            if n.peer is not None and n.peer.table.ledger is not None}
+    if fair and not rec.errors:  # a seeded game has no deal to judge (its summary is unchanged)
+        v.add("deal", check_deal(fair, cheater))
     absent_nodes = rec.absent_nodes | {n.index for n in left}
     absent = rec.absent_in_play or rec.absent_in_setup or bool(left)
     moves_withheld = any(a.kind == "withholding" and getattr(a, "variant", "") == "moves"

@@ -48,7 +48,7 @@ from ...log.codec import encode
 from ...log.envelope import Event, EventError, decode_event
 from ...log.identity import Identity, fingerprint
 from ...rules import Decision, Move, Variant, ruleset_for, ruleset_from_dict
-from ...log.results import RESULT
+from ...log.results import RESULT, Owed
 from ...table import CEREMONY_STAGES, TAKEOVER, Fork, Refused, Table
 from ...text import one_line
 from ..actions import (
@@ -95,6 +95,9 @@ class Peer(Lobbying, Playing, TakingOver):
         # result times are read from (`wall_ms`). The trio Node sets it from the machine's clock.
         self.epoch_ms = config.DEFAULT_EPOCH_MS
         self.make_bot: Callable[[str, bytes], Bot] = make_bot  # a test may play its own bots
+        # The simulator's dishonest dealer (sim/adversary.py `Dealer`): rewrites, or withholds
+        # (None), a fair-deal event our table made; None for every honest peer.
+        self.deal_cheat: Callable[[Table, Owed], Owed | None] | None = None
         self.replica = Replica(Table())
         self.lobby: Lobby | None = None
         self.links: dict[bytes, LinkState] = {}

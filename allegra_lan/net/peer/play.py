@@ -134,6 +134,10 @@ class Playing:
         owed = self.table.owed()
         if owed is None or owed.seat not in self.players:
             return False
+        if self.deal_cheat is not None and not owed.timed:  # a fair-deal event: the adversary's
+            owed = self.deal_cheat(self.table, owed)
+            if owed is None:
+                return False
         self._publish(self._sign(owed.seat, owed.kind, owed.body_at(self.wall_ms())))
         return True
 
