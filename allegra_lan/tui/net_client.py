@@ -19,7 +19,7 @@ import asyncio
 import re
 import sys
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -27,6 +27,7 @@ import trio
 
 from allegra_lan.log.identity import Identity, fingerprint, profile_name
 from allegra_lan.names import name_of
+from allegra_lan.text import one_line
 from allegra_lan.rules import Give, IllegalMove, Move, Variant, apply, legal_moves, ruleset_for, to_act, view
 from allegra_lan.rules.state import DecisionKind, Phase
 from allegra_lan.table import TAKEOVER, Refused, Table
@@ -38,7 +39,7 @@ from ..net.session import JoinError, ResumeError, SeatSpec, run_guest, run_host,
 from .app import MOVES_KEPT, Pace, PlayClient
 from .lobby_screen import Room, SeatRow, TableRow, browse_lines, room_lines
 from ..netargs import resume_command
-from .screen import Fragment, join_lines
+from .screen import Fragment, UiState, join_lines
 from .words import describe_effects, refusal_words, takeover_words
 
 NOTES_KEPT = 6
@@ -56,13 +57,19 @@ def _leaf(group: BaseExceptionGroup) -> BaseException:
 
 class NetTable:
     """What a PlayClient plays on: the client's own fold of the node's log, and moves
-    that go to the node (signed by our seat's key there)."""
+    that go to the node (signed by our seat's key there). In a fair-deal game the fold
+    holds our seat's deal secret, as the node's table does, so it knows our peeks."""
 
     def __init__(self, node: Node, seat: int) -> None:
         self.node = node
         self.seat = seat
-        self.mirror = Table()
+        self.secret = node.peer.deal_secret(seat)
+        self.mirror = self.fresh()
         self.catch_up()
+
+    def fresh(self) -> Table:
+        """An empty fold that will know what our seat may know."""
+        return Table(me=self.seat, secret=self.secret)
 
     @property
     def table(self) -> Table:
@@ -82,7 +89,7 @@ class NetTable:
         events = self.node.table.events
         m = self.mirror
         if m.seq and (len(events) < m.seq or events[m.seq - 1].id != m.head):
-            self.mirror = m = Table()
+            self.mirror = m = self.fresh()
         new = events[m.seq:limit]
         for ev in new:
             m.append(ev.signed)
@@ -95,14 +102,16 @@ class NetTable:
         self.node.play_move(self.seat, move)
 
 
-def recall_moves(table: Table, seat: int, names: Sequence[str]) -> list[str]:
+def recall_moves(table: Table, seat: int, names: Sequence[str],
+                 secret: bytes | None = None) -> list[str]:
     """The "Last moves" lines of the moves `table` already holds, as `seat` saw them.
 
     The client describes a move as it folds it; the moves folded before the
     client existed (every move of a resumed game, or the first turn-ups that
     came in while the table opened) are told again here from the log itself,
-    the same words as live, so the pane never starts empty mid-game."""
-    again = Table()
+    the same words as live, so the pane never starts empty mid-game. `secret`: our
+    seat's deal secret in a fair-deal game (its peeks are told as live)."""
+    again = Table(me=seat, secret=secret)
     lines: list[str] = []
     for ev in table.events:
         before = view(again.state, seat) if again.state is not None else None
@@ -125,7 +134,7 @@ class NetPlayClient(PlayClient):
         self.net = net
         self.changed = asyncio.Event()
         self._answered: set[bytes] = set()  # draws we gave our knock answer for
-        self.moves.extend(recall_moves(net.mirror, self.human, self.names))
+        self.moves.extend(recall_moves(net.mirror, self.human, self.names, net.secret))
 
     def _offered_knockers(self) -> frozenset[int]:
         """The seats whose signed knock for this draw reached us (they come in as we wait)."""
@@ -135,6 +144,18 @@ class NetPlayClient(PlayClient):
         answers = self.net.node.knocks.get(self.net.mirror.head, {})
         gives = {m.to for m in legal_moves(state) if isinstance(m, Give)}
         return frozenset(s for s, k in answers.items() if k is not None and s in gives)
+
+    def ui_state(self) -> UiState:
+        """The PlayClient's, with the fair deal's two words on the status line: "dealing..."
+        while the log waits for the seats' deal events (the cards appear as they open), and
+        one line when the deal stopped the game."""
+        ui = super().ui_state()
+        t = self.net.mirror
+        if t.stopped is not None:
+            return replace(ui, status=one_line(f"The game stopped: {t.stopped}", 300))
+        if t.dealing and not self.knock_open:
+            return replace(ui, status="dealing... (every seat's peer deals its part of the cards)")
+        return ui
 
     def _submit(self, move: Move) -> None:
         if isinstance(move, Give) and move not in self.offered():
@@ -188,7 +209,8 @@ class NetPlayClient(PlayClient):
         while not self.quit:
             self.follow()
             await self._show_frames()
-            if self.overlay == "game" or to_act(self.game.state) is None:
+            if self.overlay == "game" or to_act(self.game.state) is None \
+                    or self.net.mirror.stopped is not None:
                 self.overlay = "game"
                 self.finished = True
                 self._say("The game is over: q quits.")
@@ -472,7 +494,8 @@ class NetClient:
                            on_listening=self._got_node, variant=want.host["variant"],
                            players=want.host["players"], table_name=want.host["table"],
                            takeover=want.host["takeover"], spectators=want.host["spectators"],
-                           options=want.host.get("options"))
+                           options=want.host.get("options"),
+                           deal=want.host.get("deal", "seeded"))  # the command always says
             return
         while True:  # a refused join goes back to the list, with the reason
             ad = await self._choose_table()
