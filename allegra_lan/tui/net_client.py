@@ -29,6 +29,7 @@ from allegra_lan.log.identity import Identity, fingerprint, profile_name
 from allegra_lan.names import name_of
 from allegra_lan.text import one_line
 from allegra_lan.rules import Give, IllegalMove, Move, Variant, apply, legal_moves, ruleset_for, to_act, view
+from allegra_lan.rules.cards import NeedValues
 from allegra_lan.rules.state import DecisionKind, Phase
 from allegra_lan.table import TAKEOVER, Refused, Table
 
@@ -114,11 +115,12 @@ def recall_moves(table: Table, seat: int, names: Sequence[str],
     again = Table(me=seat, secret=secret)
     lines: list[str] = []
     for ev in table.events:
-        before = view(again.state, seat) if again.state is not None else None
+        state = again.state
+        before = view(state, seat) if state is not None else None
         again.append(ev.signed)
         if ev.kind == TAKEOVER:
             lines.append(takeover_words([s for s, _ in ev.body["seats"]], names))
-        elif before is not None and again.state is not None:
+        elif before is not None and again.state is not None and not (again.fair and again.state is state):
             after = view(again.state, seat)
             if after.effects:
                 lines.extend(describe_effects(before, after, after.effects, names))
@@ -146,23 +148,31 @@ class NetPlayClient(PlayClient):
         return frozenset(s for s, k in answers.items() if k is not None and s in gives)
 
     def ui_state(self) -> UiState:
-        """The PlayClient's, with the fair deal's two words on the status line: "dealing..."
-        while the log waits for the seats' deal events (the cards appear as they open), and
-        one line when the deal stopped the game."""
+        """The PlayClient's, with the fair deal's words: "dealing..." in the header while
+        the log waits for the seats' deal events (the cards appear as their shares open
+        them), and one status line when the deal stopped the game."""
         ui = super().ui_state()
         t = self.net.mirror
         if t.stopped is not None:
             return replace(ui, status=one_line(f"The game stopped: {t.stopped}", 300))
-        if t.dealing and not self.knock_open:
-            return replace(ui, status="dealing... (every seat's peer deals its part of the cards)")
-        return ui
+        return replace(ui, dealing=True) if t.dealing else ui
+
+    def _my_decision(self):  # type: ignore[no-untyped-def]
+        """None while a fair deal deals (our move waits for its shares, or the next decision
+        for its cards): no key offers a move the log would refuse meanwhile."""
+        if self.net.mirror.dealing or self.net.node.table.dealing:
+            return None
+        return super()._my_decision()
 
     def _submit(self, move: Move) -> None:
         if isinstance(move, Give) and move not in self.offered():
             self._say(f"{name_of(self.names, move.to)} did not knock for this card", refused=True)
             return
         try:
-            apply(self.game.state, move)  # refused here in the engine's words, said in a player's
+            try:
+                apply(self.game.state, move)  # refused here in the engine's words, said in a player's
+            except NeedValues:
+                pass  # a fair deal: the move shows a card not open yet; the table checks it first
             self.game.submit(move)
         except (IllegalMove, Refused) as e:
             reason = e.reason if isinstance(e, Refused) else str(e)
@@ -182,13 +192,16 @@ class NetPlayClient(PlayClient):
             self.net.catch_up()
             return
         while True:
-            before = view(self.net.mirror.state, self.human)
+            state = self.net.mirror.state
+            before = view(state, self.human)
             new = self.net.catch_up(self.net.mirror.seq + 1)
             if not new:
                 return
             if new[0].kind == TAKEOVER:
                 self.moves.append(takeover_words([s for s, _ in new[0].body["seats"]], self.names))
                 continue
+            if self.net.mirror.fair and self.net.mirror.state is state:
+                continue  # a deal event that applied nothing yet, or a move waiting for its shares
             self._after_move(before)
 
     def _needs_knock_answer(self) -> bool:
