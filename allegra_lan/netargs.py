@@ -160,6 +160,10 @@ def add_network_arguments(sub: argparse._SubParsersAction) -> None:
                         "bot play their seat (0: never; default: 120)")
     h.add_argument("--rounds", type=_rounds, default=None, metavar="N",
                    help="rounds the game lasts (1 to 20; default: the variant's, 3)")
+    h.add_argument("--deal", choices=["fair", "seeded"], default="fair",
+                   help="how the cards are dealt: fair (default: no peer can read a card the "
+                        "rules keep closed, docs/fairdeal.md) or seeded (faster, but every "
+                        "peer's replay tells every closed card); joiners follow the host")
     h.set_defaults(handler=_net("host"), prog="allegra host")
 
     j = sub.add_parser("join", parents=[common, player], help="join a table and play at it",

@@ -158,7 +158,7 @@ def _cmd_host(args: argparse.Namespace) -> int:
         return _client(args, host={"variant": args.variant, "players": args.players, "bots": extra,
                                    "table": args.table,
                                    "takeover": args.takeover_after, "spectators": args.spectators,
-                                   "options": _options(args)})
+                                   "options": _options(args), "deal": args.deal})
     name = args.name or bot
     seats = [SeatSpec(name, bot)] + [SeatSpec(f"{b}-{i + 1}", b) for i, b in enumerate(extra)]
     ident = _identity(args)
@@ -168,7 +168,7 @@ def _cmd_host(args: argparse.Namespace) -> int:
         table_name=args.table or f"{name}'s table", seats=seats, pin=args.pin,
         games_dir=data_dir() / "games", say=_say(args.quiet), pace=args.pace,
         spectators=args.spectators, takeover=args.takeover_after, options=_options(args),
-        on_listening=seen.append), seen, args.interface)
+        deal=args.deal, on_listening=seen.append), seen, args.interface)
     return _report(node, args.interface)
 
 

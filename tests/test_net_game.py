@@ -23,13 +23,14 @@ from typing import Any
 import pytest
 import trio
 
+from allegra_lan.deal.events import KINDS as DEAL_KINDS
 from allegra_lan.net.peer import config as node_module
 from allegra_lan.net.session import SeatSpec
 from allegra_lan.tools.verify import verify_file
 
 from net_helpers import (
-    LOOPBACK, CliPool, CliRun, check_same_finished_game, data_home, parse_games, play_table, replay_events,
-    unique_table,
+    LOOPBACK, CliPool, CliRun, check_same_finished_game, data_home, kinds_in, parse_games, play_table,
+    replay_events, unique_table,
 )
 
 GAME_LIMIT = 40.0  # seconds one in-process table may take (fail_after)
@@ -131,13 +132,26 @@ def _check_cli_game(runs: list[CliRun], players: int) -> None:
             f"{run.label} recorded faults:\n{run.stdout()}{run.stderr()}"
 
 
-@pytest.mark.parametrize("variant,players", [("allegra", 3), ("grande", 4)])
-def test_cli_host_and_joins_play_to_the_end(clis: CliPool, variant: str, players: int) -> None:
+@pytest.mark.parametrize("variant,players,deal", [
+    ("allegra", 3, []), ("grande", 4, []), ("grande", 2, ["--deal", "seeded"]),
+])
+def test_cli_host_and_joins_play_to_the_end(clis: CliPool, variant: str, players: int,
+                                            deal: list[str]) -> None:
+    """`allegra host` deals fair unless told (issue 12): every seat's peer writes its deal
+    events, the joiners follow the host's genesis, and the replay verifies; `--deal seeded`
+    plays a game without one."""
     table = unique_table(f"cli-{variant[:3]}")
-    host = clis.start("host", _host_args(table, variant, players))
+    host = clis.start("host", _host_args(table, variant, players, *deal))
     _wait_open(host, table)
     joins = [clis.start(f"join{i}", _join_args(table)) for i in range(1, players)]
     _check_cli_game([host, *joins], players)
+    kinds = kinds_in(host.replay_path())
+    if deal:
+        assert not any(k.startswith("deal_") for k in kinds), sorted(set(kinds))
+    else:
+        for kind in DEAL_KINDS:
+            assert kind in kinds, (kind, sorted(set(kinds)))
+        assert kinds.count("deal_secret") == players  # every seat's, at the end
 
 
 def _games(clis: CliPool, label: str) -> CliRun:
@@ -260,6 +274,8 @@ BAD = [
      "nosuchbot"),
     ("rounds-0", ["host", "--interface", LOOPBACK, "--bot", "random", "--rounds", "0"], "1 to 20 rounds"),
     ("rounds-word", ["host", "--interface", LOOPBACK, "--bot", "random", "--rounds", "many"], "'many'"),
+    ("deal-word", ["host", "--interface", LOOPBACK, "--bot", "random", "--deal", "marked"], "'marked'"),
+    ("deal-join", ["join", "--interface", LOOPBACK, "--bot", "random", "--deal", "fair"], "--deal"),
 ]
 
 

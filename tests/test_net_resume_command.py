@@ -15,7 +15,8 @@ import signal
 import time
 
 from net_helpers import (
-    LOOPBACK, MID_GAME_PACE, START_LIMIT, CliPool, check_same_ending, replay_events, unique_table,
+    LOOPBACK, MID_GAME_PACE, START_LIMIT, CliPool, check_same_ending, kinds_in, replay_events,
+    unique_table,
 )
 
 
@@ -45,5 +46,9 @@ def test_a_stopped_peer_names_the_resume_command_and_it_finishes_the_game(clis: 
     words = shlex.split(said.group(1))
     assert words == ["allegra", "resume", str(found[0]), "--interface", LOOPBACK]
     resumed = clis.start("resumed", words[1:], home=victim.home)
-    check_same_ending([host, other, resumed])
+    ended = check_same_ending([host, other, resumed])
+    # A fair deal (the default): the resumed peer made its seat's deal events again, the
+    # very bytes it had made before it stopped (the three logs are one), and the game ended.
+    kinds = kinds_in(ended)
+    assert kinds.count("deal_secret") == 3 and "deal_shares" in kinds, sorted(set(kinds))
     assert "to go on with this game" not in resumed.stdout()  # it ended: nothing to go on with

@@ -173,12 +173,12 @@ def test_resume_names_a_replay_that_does_not_fit_and_a_key_without_a_seat() -> N
         Peer.resume(stranger, events, entropy=os.urandom)
 
 
-def two_seats_one_person() -> tuple[Peer, bytes]:
+def two_seats_one_person(deal: str = "seeded") -> tuple[Peer, bytes]:
     """A host whose seat 0 is its person and seat 1 a guest's (linked), in play."""
     me, guest = ident("person"), ident("guest")
     peer = Peer.host(me, variant="grande", players=2, table_name="t",
                      seats=[SeatSpec("ann", None)], table_id=TABLE, entropy=entropy("person"),
-                     options={"rounds": 1})
+                     options={"rounds": 1}, deal=deal)
     assert peer.lobby is not None
     peer.listening(0.0, "10.0.0.1", 4000)
     peer.connected(0.0, guest.public, dialled_by=guest.public, remote=("10.0.0.2", 5000))

@@ -29,11 +29,12 @@ def allegra(cwd: Path, *args: str | Path) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=120)
 
 
-def network_game(clis: CliPool, rounds: int = 2) -> list[Path]:
+def network_game(clis: CliPool, rounds: int = 2, deal: str = "fair") -> list[Path]:
     """A host and a guest (bots) play a whole ALLEGRA game over 127.0.0.1: each peer's replay."""
     table = unique_table("signed")
     host = clis.start("host", ["host", "--interface", LOOPBACK, "--bot", "greedy", "--players", "2",
-                               "--variant", "allegra", "--table", table, "--rounds", str(rounds)])
+                               "--variant", "allegra", "--table", table, "--rounds", str(rounds),
+                               "--deal", deal])
     host.wait_for_stderr(rf"table '{table}' open on 127\.0\.0\.1:\d+", 20.0)
     guest = clis.start("guest", ["join", table, "--interface", LOOPBACK, "--bot", "random"])
     runs: list[CliRun] = [host, guest]
@@ -44,7 +45,9 @@ def network_game(clis: CliPool, rounds: int = 2) -> list[Path]:
 
 def test_a_network_game_is_signed_by_every_seat_and_the_tools_show_its_times(clis: CliPool,
                                                                               tmp_path: Path) -> None:
-    paths = network_game(clis)
+    # The seeded deal: its log ends with the last result, whose record `export` gives the
+    # game's end (a fair-deal log ends with every seat's deal_secret after it).
+    paths = network_game(clis, deal="seeded")
     assert paths[0].read_bytes() == paths[1].read_bytes()  # one game, one log, on both peers
     t, fault = fold(read_replay(paths[0]).events)
     assert fault is None and t.over and t.signs_results and len(t.results) == 2

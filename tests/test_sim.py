@@ -509,6 +509,24 @@ def test_every_option_that_shapes_a_run_is_in_its_replay_command() -> None:
     assert {(s.base, s.jitter) for s in sc.links.values()} == {(0.0002, 0.00002)}
 
 
+def test_the_deal_is_in_the_replay_command_and_draws_the_same_scenario() -> None:
+    """`--deal fair` is an option of the run, not of the draw: a seed names the same
+    faults and peers under either deal, and a seeded run's replay command is what it was."""
+    fair = Options(deal="fair")
+    assert replay_command(7, fair) == "python -m allegra_lan.sim --seed 7 --deal fair"
+    for s in range(20):
+        a, b = scenario(s), scenario(s, fair)
+        assert (a.nodes, a.faults, a.links, a.rounds) == (b.nodes, b.faults, b.links, b.rounds)
+
+
+@pytest.mark.parametrize("seed", [7, 11])
+def test_fair_deal_seeds_hold_every_invariant_and_their_logs_hold_the_deal(seed: int) -> None:
+    r = run_seed(seed, Options(deal="fair", faults=("kill", "powercut", "duplicate")))
+    assert r.ok, r.failures
+    plain = run_seed(seed, Options(faults=("kill", "powercut", "duplicate")))
+    assert plain.ok and r.events > plain.events  # the deal's events come on top of the game's
+
+
 def test_one_seed_with_its_trace() -> None:
     p = _sim("--seed", "5", "--peers", "2", "--faults", "none", "-v")
     assert p.returncode == 0, p.stdout + p.stderr

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
+import pytest
 from prompt_toolkit.input import create_pipe_input
 
 from allegra_lan.log.identity import Identity
@@ -62,10 +63,10 @@ class BotPeer:
 
 
 def hosting(games: Path, name: str, table: str, *, variant: str, players: int,
-            takeover: int = 0, rounds: int = 1) -> Want:
+            takeover: int = 0, rounds: int = 1, deal: str = "seeded") -> Want:
     return Want(LOOPBACK, name, games, host={"variant": variant, "players": players, "bots": [],
                                              "table": table, "takeover": takeover, "spectators": False,
-                                             "options": {"rounds": rounds}})
+                                             "options": {"rounds": rounds}, "deal": deal})
 
 
 def same_log(games: Path, peer: BotPeer) -> Path:
@@ -193,11 +194,17 @@ async def with_client(client: NetClient, body: Callable[[Person], Awaitable[None
             await asyncio.wait_for(client.stopped(), 30)
 
 
-def test_a_person_hosts_in_the_client_a_bot_joins_and_they_play_a_whole_game(tmp_path: Path) -> None:
+@pytest.mark.parametrize("deal", ["seeded", "fair"])
+def test_a_person_hosts_in_the_client_a_bot_joins_and_they_play_a_whole_game(tmp_path: Path,
+                                                                             deal: str) -> None:
+    """With the fair deal (issue 12) the header says "dealing..." while the seats' peers
+    deal, the person is asked for moves only, and both logs end the same."""
     table = unique_table("tuinet")
     games = tmp_path / "host"
     client = NetClient(Identity.from_seed(b"tui-net-host" * 3),
-                       hosting(games, "ann", table, variant="grande", players=2), Pace(bot=0, knock=None))
+                       hosting(games, "ann", table, variant="grande", players=2, deal=deal),
+                       Pace(bot=0, knock=None))
+    dealing: list[str] = []
 
     with BotPeer(tmp_path / "guest", table, "greedy") as guest:
         async def body(p: Person) -> None:
@@ -210,9 +217,18 @@ def test_a_person_hosts_in_the_client_a_bot_joins_and_they_play_a_whole_game(tmp
             assert "press r when you are ready" in p.screen()
             # The notes name the guest as it sat down, not by its key's fingerprint.
             await p.until("the guest named in the notes", lambda: "connected to greedy" in p.screen())
+            async def watch() -> None:
+                while True:
+                    header = p.screen().split("\n")[0]
+                    if "dealing..." in header:
+                        dealing.append(header)
+                    await asyncio.sleep(0.002)
+
+            watcher = asyncio.ensure_future(watch())
             await start_game(p, client)
             assert "ALLEGRA Grande" in p.screen().split("\n")[0]
             await play_to_the_end(p)
+            watcher.cancel()
             assert "Game over" in p.screen() or "wins" in p.screen() or "share the win" in p.screen()
             # Stay until the other peer holds the whole log, as a player would (the session ends).
             await asyncio.wait_for(client._trio_done.wait(), 30)
@@ -224,6 +240,8 @@ def test_a_person_hosts_in_the_client_a_bot_joins_and_they_play_a_whole_game(tmp
     r = subprocess.run([sys.executable, "-m", "allegra_lan", "replay", "verify", str(mine)],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stdout + r.stderr
+    assert bool(dealing) is (deal == "fair"), dealing[:3]
+    assert ("deal_shares" in kinds_in(mine)) is (deal == "fair")
 
 
 def test_a_person_finds_a_table_in_the_client_joins_and_plays(tmp_path: Path) -> None:
@@ -249,12 +267,11 @@ def test_a_person_finds_a_table_in_the_client_joins_and_plays(tmp_path: Path) ->
         text = p.screen()
         assert "ALLEGRA" in text.split("\n")[0] and "bea (you)" in text
         # A key out of turn is refused with the reason; one in turn is taken.
-        for _ in range(200):
-            if "turn up" in p.footer():
-                break
-            await asyncio.sleep(0.02)
-        moved = await p.press("\r")
-        assert "your row 1 col 1: turned up" in moved
+        # The host deals fair (its default): "dealing..." until the cards are dealt, and our
+        # turn-up shows once the seats' shares open the card.
+        await p.until("our turn to turn up", lambda: "turn up" in p.footer(), 60)
+        await p.press("\r")
+        await p.until("our move in Last moves", lambda: "your row 1 col 1: turned up" in p.screen(), 60)
         await p.press("q")
         await p.press("y")
 

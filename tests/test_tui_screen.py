@@ -99,3 +99,12 @@ def test_a_seat_s_last_turn_never_breaks_a_place_over_two_lines() -> None:
             _, out = turn_lines("greedy", words, width, lines)
             for a in out[:-1]:  # no line but the last ends inside a place
                 assert not re.search(r"\b(row|col)( \d+)?( col)?$", a.rstrip(";")), (width, out)
+
+
+def test_while_a_fair_deal_deals_the_header_says_so_where_it_names_whose_turn_it_is() -> None:
+    s = played("grande", 2, 3)
+    v = view(s, 0)
+    assert "to act:" in screen_text(v, UiState(names=NAMES[:2]))
+    text = screen_text(v, UiState(names=NAMES[:2], dealing=True))
+    header = text.splitlines()[0]
+    assert "dealing..." in header and "to act" not in header, header

@@ -33,13 +33,17 @@ TABLE_ID_LEN = 16
 
 NAME = Text(MAX_NAME, lo=1, line=True)  # as the genesis will require (log/ceremony.py)
 CLAIM = Map({"name": NAME, "key": KEY, "owner": KEY, "bot": Text(MAX_BOT), "ready": Bool()})
+# Which deal the host's genesis will name (log/ceremony.py Genesis.deal). A lobby message
+# carries "deal" only for the fair deal, so a seeded table's lobby is what it always was.
+DEALS = ("fair", "seeded")
 LOBBY = Map({
     "t": OneOf(("lobby",)), "table": Bytes(TABLE_ID_LEN), "name": NAME, "ruleset": AnyMap(32),
     "seats": Int(1, MAX_SEATS), "host": KEY, "pin": Bool(), "spectators": Bool(),
     "takeover": Int(0, MAX_TAKEOVER),
     "claims": Array(Tuple((SEAT, CLAIM)), MAX_SEATS),
     "addresses": Array(Tuple((KEY, IPv4(), PORT)), MAX_SEATS),
-})
+    "deal": OneOf(DEALS),
+}, optional=frozenset({"deal"}))
 # A guest's request for seats (nil: the first free one) and the port it listens on; the
 # host takes the address from the connection itself, never from this message.
 SIT = Map({"t": OneOf(("sit",)), "claims": Array(Tuple((Maybe(SEAT), CLAIM)), MAX_SEATS, lo=1),
@@ -86,10 +90,13 @@ class Lobby:
     takeover: int = 0  # seconds a seat's peer may be gone before a bot may take it (0: never)
     claims: dict[int, Claim] = field(default_factory=dict)
     addresses: dict[bytes, tuple[str, int]] = field(default_factory=dict)  # owner -> where it listens
+    deal: str = "seeded"  # the deal the genesis names: the host decides, guests follow the genesis
 
     def __post_init__(self) -> None:
         rs = ruleset_from_dict(self.ruleset)
         rs.check_players(self.seats)
+        if self.deal not in DEALS:
+            raise LobbyError(f"the deal is one of {', '.join(DEALS)}, not {self.deal!r}")
         if type(self.takeover) is not int or not 0 <= self.takeover <= MAX_TAKEOVER:
             raise LobbyError(f"the takeover time must be 0 to {MAX_TAKEOVER} seconds")
 
@@ -134,7 +141,8 @@ class Lobby:
         if not self.all_ready():
             raise LobbyError("not every seat is taken and ready")
         return Genesis(self.name, self.ruleset,
-                       tuple(SeatInfo(self.claims[s].name, self.claims[s].key) for s in range(self.seats)))
+                       tuple(SeatInfo(self.claims[s].name, self.claims[s].key) for s in range(self.seats)),
+                       deal=self.deal)
 
     def owners(self) -> set[bytes]:
         return {c.owner for c in self.claims.values()}
@@ -146,6 +154,7 @@ class Lobby:
             "takeover": self.takeover,
             "claims": [[s, c.to_msg()] for s, c in sorted(self.claims.items())],
             "addresses": [[k, h, p] for k, (h, p) in sorted(self.addresses.items())],
+            **({"deal": self.deal} if self.deal != "seeded" else {}),
         }
 
     @classmethod
@@ -157,7 +166,7 @@ class Lobby:
             raise LobbyError(f"a malformed lobby message: {e}") from None
         try:
             lobby = cls(m["table"], m["name"], m["ruleset"], m["seats"], m["host"],
-                        m["pin"], m["spectators"], m["takeover"])
+                        m["pin"], m["spectators"], m["takeover"], deal=m.get("deal", "seeded"))
         except RulesetError as e:
             raise LobbyError(f"a lobby with a bad ruleset: {e}") from None
         for seat, c in m["claims"]:

@@ -58,13 +58,16 @@ async def run_host(identity: Identity, interface: str, *, variant: Variant, play
                    say: Callable[[str], None], advertise: bool = True,
                    on_listening: Callable[[Node], None] | None = None, pace: float = 0.0,
                    spectators: bool = False, takeover: int = 0,
-                   options: dict[str, Any] | None = None) -> Node:
+                   options: dict[str, Any] | None = None, deal: str = "seeded") -> Node:
     """Open a table; this process plays `seats` (seat 0 first); others join until it is full.
     `takeover`: seconds a seat's peer may be away before the others may let a bot play it
-    (0: never); `options`: ruleset fields beyond the variant's defaults (e.g. rounds)."""
+    (0: never); `options`: ruleset fields beyond the variant's defaults (e.g. rounds);
+    `deal`: the deal the genesis names (the commands pass fair unless told; guests follow
+    the genesis)."""
     peer = Peer.host(identity, variant=variant, players=players, table_name=table_name,
                      seats=seats, table_id=os.urandom(16), entropy=os.urandom, pin=pin,
-                     spectators=spectators, takeover=takeover, pace=pace, options=options)
+                     spectators=spectators, takeover=takeover, pace=pace, options=options,
+                     deal=deal)
     node = Node(peer, interface, pin=pin, games_dir=games_dir, say=say)
     lobby = peer.lobby
     assert lobby is not None

@@ -105,6 +105,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--latency", type=_ms, default=None, metavar="MS",
                    help="every link's one-way latency in milliseconds, jitter a tenth of it "
                         "(default: seeded per link, 0.1-2 ms and 0.05-3 ms of jitter)")
+    p.add_argument("--deal", choices=("seeded", "fair"), default="seeded",
+                   help="the deal the games use: seeded (default: the ceremony's seed fixes "
+                        "every card) or fair (issue 12's fair deal, far slower)")
     p.add_argument("-v", "--verbose", action="store_true", help="with --seed: print the run's trace")
     return p
 
@@ -240,7 +243,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout, err: TextI
     except ArgError as e:
         err.write(f"{PROG}: error: {e}\n")
         return 2
-    options = Options(peers=args.peers, faults=args.faults, cpu=args.cpu, latency=args.latency)
+    options = Options(peers=args.peers, faults=args.faults, cpu=args.cpu, latency=args.latency,
+                      deal=args.deal)
     if args.verbose and args.seed is None:
         err.write(f"{PROG}: error: -v prints one run's trace: give it with --seed S\n")
         return 2

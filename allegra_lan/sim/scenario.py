@@ -48,6 +48,10 @@ class Options:
     faults: tuple[str, ...] = FAULT_KINDS
     cpu: bool = False  # each call costs its measured CPU time on its peer's own CPU
     latency: float | None = None  # every link's one-way latency (s), jitter a tenth of it
+    # The deal the host's genesis names: "seeded" (the default: a seeded run replays as it
+    # always did, and is far faster) or "fair" (issue 12: every peer deals by its secret).
+    # Nothing is drawn from it, so a seed draws the same scenario under either deal.
+    deal: str = "seeded"
 
     def args(self) -> list[str]:
         """The command-line options that reproduce these (for the replay command)."""
@@ -61,6 +65,8 @@ class Options:
             out += ["--cpu"]
         if self.latency is not None:
             out += ["--latency", f"{self.latency * 1000:g}"]
+        if self.deal != "seeded":
+            out += ["--deal", self.deal]
         return out
 
 

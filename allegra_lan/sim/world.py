@@ -188,7 +188,8 @@ class World:
                                    table_name=f"sim {sc.seed}", seats=seats,
                                    spectators=sc.spectators, takeover=sc.takeover,
                                    table_id=table_id, entropy=n.entropy.randbytes, pace=sc.pace,
-                                   options={"rounds": sc.rounds, **dict(sc.rules)})
+                                   options={"rounds": sc.rounds, **dict(sc.rules)},
+                                   deal=sc.options.deal)
             else:
                 n.peer = Peer.guest(n.ident, host=(host.host, host.port), table_id=table_id,
                                     seats=seats, entropy=n.entropy.randbytes, pace=sc.pace)

@@ -19,7 +19,7 @@ import asyncio
 import re
 import sys
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -27,7 +27,9 @@ import trio
 
 from allegra_lan.log.identity import Identity, fingerprint, profile_name
 from allegra_lan.names import name_of
+from allegra_lan.text import one_line
 from allegra_lan.rules import Give, IllegalMove, Move, Variant, apply, legal_moves, ruleset_for, to_act, view
+from allegra_lan.rules.cards import NeedValues
 from allegra_lan.rules.state import DecisionKind, Phase
 from allegra_lan.table import TAKEOVER, Refused, Table
 
@@ -38,7 +40,7 @@ from ..net.session import JoinError, ResumeError, SeatSpec, run_guest, run_host,
 from .app import MOVES_KEPT, Pace, PlayClient
 from .lobby_screen import Room, SeatRow, TableRow, browse_lines, room_lines
 from ..netargs import resume_command
-from .screen import Fragment, join_lines
+from .screen import Fragment, UiState, join_lines
 from .words import describe_effects, refusal_words, takeover_words
 
 NOTES_KEPT = 6
@@ -56,13 +58,19 @@ def _leaf(group: BaseExceptionGroup) -> BaseException:
 
 class NetTable:
     """What a PlayClient plays on: the client's own fold of the node's log, and moves
-    that go to the node (signed by our seat's key there)."""
+    that go to the node (signed by our seat's key there). In a fair-deal game the fold
+    holds our seat's deal secret, as the node's table does, so it knows our peeks."""
 
     def __init__(self, node: Node, seat: int) -> None:
         self.node = node
         self.seat = seat
-        self.mirror = Table()
+        self.secret = node.peer.deal_secret(seat)
+        self.mirror = self.fresh()
         self.catch_up()
+
+    def fresh(self) -> Table:
+        """An empty fold that will know what our seat may know."""
+        return Table(me=self.seat, secret=self.secret)
 
     @property
     def table(self) -> Table:
@@ -82,7 +90,7 @@ class NetTable:
         events = self.node.table.events
         m = self.mirror
         if m.seq and (len(events) < m.seq or events[m.seq - 1].id != m.head):
-            self.mirror = m = Table()
+            self.mirror = m = self.fresh()
         new = events[m.seq:limit]
         for ev in new:
             m.append(ev.signed)
@@ -95,21 +103,24 @@ class NetTable:
         self.node.play_move(self.seat, move)
 
 
-def recall_moves(table: Table, seat: int, names: Sequence[str]) -> list[str]:
+def recall_moves(table: Table, seat: int, names: Sequence[str],
+                 secret: bytes | None = None) -> list[str]:
     """The "Last moves" lines of the moves `table` already holds, as `seat` saw them.
 
     The client describes a move as it folds it; the moves folded before the
     client existed (every move of a resumed game, or the first turn-ups that
     came in while the table opened) are told again here from the log itself,
-    the same words as live, so the pane never starts empty mid-game."""
-    again = Table()
+    the same words as live, so the pane never starts empty mid-game. `secret`: our
+    seat's deal secret in a fair-deal game (its peeks are told as live)."""
+    again = Table(me=seat, secret=secret)
     lines: list[str] = []
     for ev in table.events:
-        before = view(again.state, seat) if again.state is not None else None
+        state = again.state
+        before = view(state, seat) if state is not None else None
         again.append(ev.signed)
         if ev.kind == TAKEOVER:
             lines.append(takeover_words([s for s, _ in ev.body["seats"]], names))
-        elif before is not None and again.state is not None:
+        elif before is not None and again.state is not None and not (again.fair and again.state is state):
             after = view(again.state, seat)
             if after.effects:
                 lines.extend(describe_effects(before, after, after.effects, names))
@@ -125,7 +136,7 @@ class NetPlayClient(PlayClient):
         self.net = net
         self.changed = asyncio.Event()
         self._answered: set[bytes] = set()  # draws we gave our knock answer for
-        self.moves.extend(recall_moves(net.mirror, self.human, self.names))
+        self.moves.extend(recall_moves(net.mirror, self.human, self.names, net.secret))
 
     def _offered_knockers(self) -> frozenset[int]:
         """The seats whose signed knock for this draw reached us (they come in as we wait)."""
@@ -136,12 +147,32 @@ class NetPlayClient(PlayClient):
         gives = {m.to for m in legal_moves(state) if isinstance(m, Give)}
         return frozenset(s for s, k in answers.items() if k is not None and s in gives)
 
+    def ui_state(self) -> UiState:
+        """The PlayClient's, with the fair deal's words: "dealing..." in the header while
+        the log waits for the seats' deal events (the cards appear as their shares open
+        them), and one status line when the deal stopped the game."""
+        ui = super().ui_state()
+        t = self.net.mirror
+        if t.stopped is not None:
+            return replace(ui, status=one_line(f"The game stopped: {t.stopped}", 300))
+        return replace(ui, dealing=True) if t.dealing else ui
+
+    def _my_decision(self):  # type: ignore[no-untyped-def]
+        """None while a fair deal deals (our move waits for its shares, or the next decision
+        for its cards): no key offers a move the log would refuse meanwhile."""
+        if self.net.mirror.dealing or self.net.node.table.dealing:
+            return None
+        return super()._my_decision()
+
     def _submit(self, move: Move) -> None:
         if isinstance(move, Give) and move not in self.offered():
             self._say(f"{name_of(self.names, move.to)} did not knock for this card", refused=True)
             return
         try:
-            apply(self.game.state, move)  # refused here in the engine's words, said in a player's
+            try:
+                apply(self.game.state, move)  # refused here in the engine's words, said in a player's
+            except NeedValues:
+                pass  # a fair deal: the move shows a card not open yet; the table checks it first
             self.game.submit(move)
         except (IllegalMove, Refused) as e:
             reason = e.reason if isinstance(e, Refused) else str(e)
@@ -161,13 +192,16 @@ class NetPlayClient(PlayClient):
             self.net.catch_up()
             return
         while True:
-            before = view(self.net.mirror.state, self.human)
+            state = self.net.mirror.state
+            before = view(state, self.human)
             new = self.net.catch_up(self.net.mirror.seq + 1)
             if not new:
                 return
             if new[0].kind == TAKEOVER:
                 self.moves.append(takeover_words([s for s, _ in new[0].body["seats"]], self.names))
                 continue
+            if self.net.mirror.fair and self.net.mirror.state is state:
+                continue  # a deal event that applied nothing yet, or a move waiting for its shares
             self._after_move(before)
 
     def _needs_knock_answer(self) -> bool:
@@ -188,7 +222,8 @@ class NetPlayClient(PlayClient):
         while not self.quit:
             self.follow()
             await self._show_frames()
-            if self.overlay == "game" or to_act(self.game.state) is None:
+            if self.overlay == "game" or to_act(self.game.state) is None \
+                    or self.net.mirror.stopped is not None:
                 self.overlay = "game"
                 self.finished = True
                 self._say("The game is over: q quits.")
@@ -472,7 +507,8 @@ class NetClient:
                            on_listening=self._got_node, variant=want.host["variant"],
                            players=want.host["players"], table_name=want.host["table"],
                            takeover=want.host["takeover"], spectators=want.host["spectators"],
-                           options=want.host.get("options"))
+                           options=want.host.get("options"),
+                           deal=want.host.get("deal", "seeded"))  # the command always says
             return
         while True:  # a refused join goes back to the list, with the reason
             ad = await self._choose_table()

@@ -57,7 +57,9 @@ class UiState:
     `highlight` the slots of a clear or chain step being shown; `keys` the footer as
     (key, what it does) pairs, only those legal now; `overlay` is None for the table,
     "help", "round" (the last round's result) or "game" (the game's end). `last_turns`,
-    `last_slots` and `end_note` come from the moves the client saw (`tui.seat_notes`)."""
+    `last_slots` and `end_note` come from the moves the client saw (`tui.seat_notes`).
+    `dealing`: a fair-deal game waits for the seats' deal events (issue 12): the header
+    says "dealing..." where it says whose turn it is, since nobody can act meanwhile."""
 
     names: tuple[str, ...] = ()
     focus: int | None = None
@@ -74,6 +76,7 @@ class UiState:
     last_turns: tuple[str, ...] = ()  # per seat: what it did on its last turn ("" none yet)
     last_slots: frozenset[Slot] = frozenset()  # the places the others' last turns changed
     end_note: str = ""  # whose move ended the round, when it was not the ender's own
+    dealing: bool = False
 
 
 # ----------------------------------------------------------------- style
@@ -584,6 +587,8 @@ def _header(v: SeatView, ui: UiState, width: int) -> Line:
     else:
         who = "you" if d.seat == v.seat else name_of(ui.names, d.seat)
         acts = [f"  to act: {who} ({DECISION_WORDS.get(d.kind, d.kind)})", f"  to act: {who}"]
+        if ui.dealing:
+            acts = ["  dealing...", "  dealing"]
     # Whose turn it is goes last: the decision's words, the turn, the word `round` and the
     # title's first word go first when the window is narrow.
     short_title = rs.title.split()[-1]

@@ -31,6 +31,9 @@ the moment the table says one of its seats owes one, for a person's seat as for
 a bot's, never asked of either. They carry the wall clock (`epoch_ms` + `now`,
 the shell sets `epoch_ms`), so they are fsynced before they go out: a resumed
 peer would sign another time, and two results of one seat at one seq are a fork.
+Deal events (a fair-deal game, issue 12) are owed too and written the same way, at once,
+by the peer that holds the seat's secret (net/peer/deal.py); they are a function of that
+secret and the log, like a bot's moves, so they go out before their fsync.
 A signed result our engine refuses (`Disagreement`) stops the game as a fork does:
 the signed event is the proof, sent to every peer, and every honest peer stops
 naming the seat and both state hashes.
@@ -62,6 +65,7 @@ from ..seats_file import SeatsFile
 from ..sync import Replica
 from ..takeover import TAKEOVER_STAGES, Promise, Proposal, runners
 from . import config
+from .deal import DEAL_KINDS, SeatTables, seat_secret
 from .data import Entropy, Joining, LinkState, Recent, ResumeError, SeatPlayer, SeatSpec, bot_name
 from .lobby import Lobbying
 from .play import Playing
@@ -98,7 +102,8 @@ class Peer(Lobbying, Playing, TakingOver):
         # The simulator's dishonest dealer (sim/adversary.py `Dealer`): rewrites, or withholds
         # (None), a fair-deal event our table made; None for every honest peer.
         self.deal_cheat: Callable[[Table, Owed], Owed | None] | None = None
-        self.replica = Replica(Table())
+        self.replica = Replica(Table())  # our own seat's deal secret: `_hold_deal_secret`
+        self.seat_tables = SeatTables()  # the fair deal's tables of our further seats
         self.lobby: Lobby | None = None
         self.links: dict[bytes, LinkState] = {}
         self.players: dict[int, SeatPlayer] = {}
@@ -140,22 +145,25 @@ class Peer(Lobbying, Playing, TakingOver):
     def host(cls, identity: Identity, *, variant: Variant, players: int, table_name: str,
              seats: list[SeatSpec], table_id: bytes, entropy: Entropy, pin: str | None = None,
              spectators: bool = False, takeover: int = 0, pace: float = 0.0,
-             options: dict[str, Any] | None = None) -> "Peer":
+             options: dict[str, Any] | None = None, deal: str = "seeded") -> "Peer":
         """Open a table; this peer plays `seats` (seat 0 first, with the node's own key);
         `takeover`: seconds a seat's peer may be away before the others may let a bot play
         it (0: never); `options`: ruleset fields other than the variant's defaults (e.g.
-        {"rounds": 1}). RulesetError / UnknownBot name a bad variant, option, size or bot."""
+        {"rounds": 1}); `deal`: "fair" or "seeded", the deal the genesis names (the
+        commands choose fair unless told; the simulator and most tests stay seeded).
+        RulesetError / UnknownBot / LobbyError name a bad variant, option, size, bot or deal."""
         ruleset = ruleset_from_dict({**ruleset_for(variant).to_dict(), **(options or {})})
         ruleset.check_players(players)
         peer = cls(identity, table_id=table_id, entropy=entropy, pin=pin, pace=pace)
         lobby = Lobby(table_id, table_name, ruleset.to_dict(), players, host=identity.public,
-                      pin=pin is not None, spectators=spectators, takeover=takeover)
+                      pin=pin is not None, spectators=spectators, takeover=takeover, deal=deal)
         peer.lobby = lobby
         for seat, spec in enumerate(seats):
             ident = identity if seat == 0 else peer._new_identity()
             peer.local[ident.public] = (ident, bot_name(spec.bot))
             lobby.sit(seat, Claim(spec.name, ident.public, identity.public, spec.bot,
                                   spec.bot is not None))
+        peer._hold_deal_secret()
         return peer
 
     @classmethod
@@ -195,6 +203,7 @@ class Peer(Lobbying, Playing, TakingOver):
         peer.lobby = lobby
         seat0 = lobby.claims.get(0)
         peer.replica.genesis_by = seat0.key if seat0 is not None else None
+        peer._hold_deal_secret()  # before the log is folded: its deal needs our secret
         for signed in events:
             try:
                 peer.table.append(signed)
@@ -219,6 +228,51 @@ class Peer(Lobbying, Playing, TakingOver):
     @property
     def table(self) -> Table:
         return self.replica.table
+
+    def deal_secret(self, seat: int) -> bytes | None:
+        """The fair deal's secret of `seat` if this peer holds it from the genesis on (the
+        terminal client folds its own copy of the log with it, to see its seat's peeks)."""
+        if seat == self.table.me:
+            return self.table.secret
+        sp = self.players.get(seat)
+        g = self.table.genesis
+        if sp is None or g is None or g.seats[seat].key != sp.identity.public:
+            return None
+        return seat_secret(sp.identity, self.table.game or self.table_id, seat)
+
+    def _hold_deal_secret(self) -> None:
+        """Our own seat's deal secret goes into the replica's table (`Table.me`, `secret`),
+        so that table makes that seat's deal events and its engine knows the seat's peeks.
+        The table reads them when the ceremony ends and the deal starts, so they are set
+        (again, if the host moved our seat in the lobby) only before that: by `host`, at
+        every lobby a guest gets, and by `resume` before it folds the log. Our own seat is
+        the one played with this node's key; a spectator holds none."""
+        t = self.table
+        if t.state is not None or self.spectator or self.lobby is None:
+            return
+        seat = next((s for s, c in self.lobby.claims.items() if c.key == self.me), None)
+        if seat is None or (t.me == seat and t.secret is not None):
+            return
+        t.me, t.secret = seat, seat_secret(self.identity, self.table_id, seat)
+
+    def _further_seats(self) -> dict[int, Identity]:
+        """Our seats besides our own that still hold their genesis key (net/peer/deal.py):
+        the seats whose deal events this peer makes through `seat_tables`."""
+        g = self.table.genesis
+        if g is None:
+            return {}
+        return {s: sp.identity for s, sp in self.players.items()
+                if s != self.table.me and g.seats[s].key == sp.identity.public}
+
+    def seat_state(self, seat: int) -> Any:
+        """The game as `seat` may know it: in a fair-deal game the table holding that seat's
+        secret knows its peeks (ours, or a further seat's); otherwise the replica's."""
+        t = self.table
+        if not t.fair or seat == t.me:
+            return t.state
+        self.seat_tables.follow(t, self._further_seats())
+        state = self.seat_tables.state(seat)
+        return t.state if state is None else state
 
     def runners(self) -> dict[int, bytes]:
         """seat -> the peer that writes for it."""
@@ -397,7 +451,7 @@ class Peer(Lobbying, Playing, TakingOver):
             if not self._act():
                 break
         if self.finished():
-            self._finish(None)
+            self._finish(self.table.stopped)  # None, unless the fair deal broke
             return self._end()
         self._consider_takeover()
         self._pause_notes()
@@ -546,11 +600,14 @@ class Peer(Lobbying, Playing, TakingOver):
         seat here (a person may decide otherwise after a crash, and two different events of
         one seat at one seq are a fork), our takeovers (their keys and consents are not
         derived), and our bots' moves that depended on the knocks that came in time. A bot's
-        other events are a function of its seat's key and the log before them, and other
+        other events, and any seat's deal events (a person's too: nobody chooses them), are
+        a function of its seat's key and the log before them, and other
         peers' events are held by their authors: neither needs our fsync."""
         sp = next((p for p in self.players.values() if p.identity.public == ev.author), None)
         if sp is None:
             return False
+        if ev.kind in DEAL_KINDS:
+            return False  # a function of the seat's secret (derived from its key) and the log
         if sp.bot is None or ev.kind in (TAKEOVER, "genesis", RESULT):
             return True  # (a result carries our clock: a resumed peer would sign another)
         return self._decided_in_knock_window

@@ -93,6 +93,7 @@ class Lobbying:
         self.lobby = lobby
         seat0 = lobby.claims.get(0)
         self.replica.genesis_by = seat0.key if seat0 is not None else None
+        self._hold_deal_secret()  # our seat, known from the lobby before the deal starts
         if self.joining is not None and not self.joining.requested:
             self._join(lobby)
         self._changed()

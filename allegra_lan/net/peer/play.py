@@ -128,10 +128,18 @@ class Playing:
 
     def _write_owed(self: Peer) -> bool:
         """The event the table says one of our seats owes now (log/results.py `Owed`: a
-        round's result; issue 12's deal shares will be owed too), signed and sent at once:
-        for a person's seat as for a bot's, neither asked, and no pace, since the log waits
-        for it. Whether one was written."""
-        owed = self.table.owed()
+        round's result, or a fair-deal event: keys, escrow, a pass, shares, the secret),
+        signed and sent at once: for a person's seat as for a bot's, neither asked, and no
+        pace, since the log waits for it. A deal event of our own seat comes from the
+        replica's table, one of a further seat of ours from that seat's table
+        (net/peer/deal.py). Whether one was written."""
+        t = self.table
+        owed = t.owed()
+        if (owed is None or owed.seat not in self.players) and t.dealing:
+            seat = t.next_author()
+            if seat is not None and seat != t.me and seat in self.players:
+                self.seat_tables.follow(t, self._further_seats())
+                owed = self.seat_tables.owed(seat)
         if owed is None or owed.seat not in self.players:
             return False
         if self.deal_cheat is not None and not owed.timed:  # a fair-deal event: the adversary's
@@ -144,7 +152,7 @@ class Playing:
     def _play(self: Peer, seat: int) -> bool:
         """Our bot's move, once `pace` has passed since the log last grew and, while the
         card it drew is open for knocks, every other seat answered or KNOCK_WINDOW passed."""
-        state = self.table.state
+        state = self.seat_state(seat)  # in a fair deal only the seat's own table knows its peeks
         assert state is not None and self._head_at is not None
         ready_at = self._head_at + self.pace  # a headless game people can follow
         if self._now < ready_at:
@@ -206,7 +214,7 @@ class Playing:
         for seat, sp in self.players.items():
             if seat == d.seat or seat in answered or sp.bot is None:
                 continue
-            self._knock(seat, self._bot(sp, "knock", draw).knocks(view(state, seat)))
+            self._knock(seat, self._bot(sp, "knock", draw).knocks(view(self.seat_state(seat), seat)))
 
     def _knock(self: Peer, seat: int, wants: bool) -> None:
         sp = self.players[seat]
