@@ -115,11 +115,25 @@ def seats_to_take(table: Table, run: dict[int, bytes], present: Collection[bytes
     missing = sorted(s for s, owner in run.items() if owner not in present)
     if 2 * (table.players - len(missing)) <= table.players:
         return []
-    if table.ledger is not None and len(missing) > 1:
-        # Fair deal: a taken seat's secret comes back only with an escrow piece from every
-        # other seat, so only a lone missing seat can be handed on (Table._released).
+    if fair_block(table, missing) is not None:
         return []
     return missing if due is not None and due in missing else []
+
+
+def fair_block(table: Table, missing: Collection[int]) -> str | None:
+    """Why the fair deal lets no bot take these seats, or None. A taken seat's secret comes
+    back only with an escrow piece from every other seat (Table._released): so only a lone
+    missing seat, and only one whose escrow is in the log (a seat that left before it
+    published its escrow locks the deck: its key is in every card, its secret nowhere)."""
+    ledger = table.ledger
+    if ledger is None:
+        return None
+    if len(missing) > 1:
+        return "under the fair deal only one missing seat at a time can be given to a bot"
+    if any(s not in ledger.escrow and s not in ledger.adopted for s in missing):
+        return ("its escrow never reached the table, so its secret cannot come back under the "
+                "fair deal")
+    return None
 
 
 def proposer(players: int, taken: Collection[int], run: dict[int, bytes]) -> bytes | None:
@@ -154,5 +168,5 @@ def why_not(table: Table, run: dict[int, bytes], present: Collection[bytes],
     return None
 
 
-__all__ = ["TAKEOVER_STAGES", "Proposal", "Promise", "runners", "seats_to_take", "proposer", "parse_ask", "why_not",
+__all__ = ["TAKEOVER_STAGES", "Proposal", "Promise", "runners", "seats_to_take", "fair_block", "proposer", "parse_ask", "why_not",
            "ASK_AGAIN", "GIVE_UP", "RELEASE_AFTER"]

@@ -366,11 +366,6 @@ class Withholding(Attack):
         return [frame]
 
 
-DEALER_CHEATS = ("copy", "swap", "share", "sealed", "secret")
-"""The dishonest dealer's cheats (deal/cheats.py): a copied card, a card swapped in, a wrong
-share, a wrong sealed escrow piece, a secret withheld at the end."""
-
-
 class Dealer(Attack):
     """A seated adversary that plays honestly but cheats in the fair deal (issue 12): its
     peer's own deal events are rewritten by one cheat of deal/cheats.py (or withheld), through

@@ -247,14 +247,17 @@ class Outcome:
 
 
 def check_finished(outcomes: Sequence[Outcome], *, must_finish: bool, fork: bool,
-                   setup_disturbed: bool, ended: str, disagreement: bool = False) -> list[str]:
+                   setup_disturbed: bool, ended: str, disagreement: bool = False,
+                   dealer: bool = False) -> list[str]:
     """The liveness rule (see the module doc); `must_finish` is decided by the caller from
-    the faults that happened."""
+    the faults that happened. `dealer`: a dishonest dealer cheated, so a game stopped for
+    its broken deal stopped as it must."""
     out: list[str] = []
     for o in outcomes:
         if o.stopped is not None:
             legit = ((fork and o.stopped == "fork") or (setup_disturbed and o.stopped != "fork")
-                     or (disagreement and o.stopped.startswith("result: ")))
+                     or (disagreement and o.stopped.startswith("result: "))
+                     or (dealer and o.stopped != "fork" and not o.stopped.startswith("result: ")))
             if not legit:
                 out.append(f"{o.name} stopped early: {o.stopped}")
         elif must_finish and not (o.done and o.over):

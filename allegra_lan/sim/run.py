@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..net.peer.core import UNCONFIRMED
+from ..net.takeover import fair_block
 from ..table import CEREMONY_STAGES, TAKEOVER
 from .invariants import (
     Outcome, Verdicts, check_deal, check_disagreements, check_finished, check_logs, check_prefix,
@@ -150,7 +151,18 @@ def judge(w: World) -> Verdicts:
             absent_seats = max(absent_seats, sum(1 for k in n.peer.runners().values()
                                                  if k in gone_keys))
     quorum = 2 * (sc.players - absent_seats) > sc.players
+    # The fair deal lets a bot take only a lone missing seat whose escrow is in the log
+    # (net/takeover.py fair_block): a seat away before that, or two at once, lock the deck,
+    # and the game waits for its player; a dealer that withholds its secret stalls the end.
+    gone_keys = {w.nodes[i].key for i in absent_nodes}
+    fair_locked = any(
+        n.peer is not None and n.peer.lobby is not None and fair_block(
+            n.peer.table, [s for s, k in n.peer.runners().items() if k in gone_keys]) is not None
+        for n in honest)
+    dealer = any(a.kind == "dealer" and a.struck for a in _attacks(w))
+    secret_withheld = any(a.kind == "dealer" and a.variant == "secret" and a.struck for a in _attacks(w))
     must_finish = (not rec.fork_struck and rec.result_struck is None and not moves_withheld
+                   and not secret_withheld and not (absent and fair_locked)
                    and (not absent or (sc.takeover > 0 and quorum and not rec.absent_in_setup)))
     outcomes = []
     for n in honest:
@@ -160,7 +172,7 @@ def judge(w: World) -> Verdicts:
                                 p.table.seq if p is not None else len(n.disk.events)))
     if not rec.errors:
         v.add("finished", check_finished(outcomes, must_finish=must_finish, fork=rec.fork_struck,
-                                         disagreement=rec.result_struck is not None,
+                                         disagreement=rec.result_struck is not None, dealer=dealer,
                                          setup_disturbed=rec.setup_disturbed or rec.absent_in_setup,
                                          ended=rec.ended))
     run_problems = []

@@ -18,6 +18,10 @@ from .net import LinkSpec
 
 NETWORK_FAULTS = ("cut", "stall", "partition", "duplicate", "kill", "powercut", "gone")
 FORGED_RESULT = "result"  # the sub-kind of `forged` that signs a wrong round result
+DEALER = "dealer"  # a seated adversary that cheats in the fair deal (sim/adversary.py `Dealer`)
+DEALER_CHEATS = ("copy", "swap", "share", "sealed", "secret")
+"""The dishonest dealer's cheats (deal/cheats.py): a copied card, a card swapped in, a wrong
+share, a wrong sealed escrow piece, a secret withheld at the end."""
 ADVERSARIES = ("forged", "replayed", "malformed", "oversized", "flooding", "forking", "withholding")
 FAULT_KINDS = NETWORK_FAULTS + ADVERSARIES
 STRANGER_KINDS = ("replayed", "malformed", "oversized", "flooding")  # a stranger may do these
@@ -194,6 +198,12 @@ def scenario(seed: int, options: Options = Options()) -> Scenario:
             # Drawn aside, so that every other part of a seed's scenario draws as it did (and
             # the pinned forged seed of tests/test_sim.py, 103094, keeps its signature attack).
             variant_of = FORGED_RESULT
+    if options.deal == "fair" and adversary is not None:
+        # Fair runs: a seated adversary is a dishonest dealer two times in five, drawn aside
+        # so that the rest of the scenario is the one the seed draws under either deal.
+        aside = random.Random(f"allegra-lan/sim/dealer/{seed}")
+        if aside.random() < 0.4:
+            adversary, variant_of = DEALER, aside.choice(DEALER_CHEATS)
     nodes = tuple(NodePlan(i, tuple(seat_lists[i]), adversary if i == adv_index else None,
                            variant_of if i == adv_index else "")
                   for i in range(n_nodes))

@@ -63,7 +63,7 @@ from ..lobby import Claim, Lobby
 from ..messages import MessageError, MessageType, Sender, message_type
 from ..seats_file import SeatsFile
 from ..sync import Replica
-from ..takeover import TAKEOVER_STAGES, Promise, Proposal, runners
+from ..takeover import TAKEOVER_STAGES, Promise, Proposal, fair_block, runners
 from . import config
 from .deal import DEAL_KINDS, SeatTables, seat_secret
 from .data import Entropy, Joining, LinkState, Recent, ResumeError, SeatPlayer, SeatSpec, bot_name
@@ -927,7 +927,10 @@ class Peer(Lobbying, Playing, TakingOver):
         if not connected and self.lobby.takeover and stage in TAKEOVER_STAGES:
             present = self._present()
             away = sum(1 for owner in run.values() if owner not in present)
-            if 2 * (self.table.players - away) > self.table.players:  # net/takeover.py
+            blocked = fair_block(self.table, [s for s, owner in run.items() if owner not in present])
+            if blocked is not None:
+                later = f"; no bot can take it: {blocked}: the game waits for its player"
+            elif 2 * (self.table.players - away) > self.table.players:  # net/takeover.py
                 later = f"; the others may let a bot take the seat after {self.lobby.takeover} s away"
             else:
                 later = ("; too few seats are here to let a bot take it (more than half must "
