@@ -1,6 +1,6 @@
 """The hint key and the replay review in a real 80x24 terminal (tmux), as a person sees them.
 
-`allegra play`: `a` draws the bot's move on the table (`<?>` marks the place) with its reason
+`allegra play`: `a` (in the help, not the footer) draws the bot's move on the table (`<?>` marks the place) with its reason
 on the status line; esc, and any move, clear it. `allegra replay view --review`: the bot's
 verdict on each of the seat's moves, its tally, and `n` to the next move where it differed.
 """
@@ -24,7 +24,12 @@ def fits(screen: str) -> bool:
 def test_the_hint_key_in_a_real_terminal(pane_factory: Callable[[list[str]], Pane]) -> None:
     pane = pane_factory(allegra("play", "--seed", "1", "--pace", "0"))
     table = pane.wait_for(lambda s: "to act: you" in s, "the person's first decision")
-    assert " a  hint" in table and "Hint:" not in table
+    assert "Hint:" not in table
+    pane.keys("?")
+    helped = pane.wait_for(lambda s: "what the bot would do now" in s, "the help's hint key")
+    assert fits(helped)
+    pane.keys("x")
+    pane.wait_for(lambda s: "to act: you" in s, "the table again")
     pane.keys("a")
     shown = pane.wait_for(lambda s: "Hint: turn up row" in s, "the hint")
     assert fits(shown)

@@ -64,9 +64,10 @@ _HELP = _k("?", "?", "help", "help", "this help: the keys (any key closes it)")
 _RULES = _k("r", "r", "rules", "rules", "the rules of the game, in plain words")
 _QUIT = _k(("q", "c-c"), "q", "quit", "ask_quit", "quit, as Ctrl-C does: asks first (the replay is kept)")
 _COMMON = (_HELP, _RULES, _QUIT)
-# The hint (bots/hint.py): the move the bot would make now, drawn on the table, and why.
+# The hint (bots/hint.py): the move the bot would make now, drawn on the table, and why. Out
+# of the footer: at 80 columns a footer line more is a "Last moves" line less; the help lists it.
 _HINT = _k("a", "a", "hint", "hint", "a hint: what the bot would do now, shown on the table "
-           "with its reason (a move or esc clears it)")
+           "with its reason (a move or esc clears it)", footer=False)
 _CHOOSE_HELP = "choose the card under the cursor (space too)"
 
 #: situation -> its keys, in footer order. Situations of one's own turn are decision kinds
