@@ -177,6 +177,11 @@ def _add_tools(sub: argparse._SubParsersAction) -> None:
     eyes.add_argument("--seat", type=int, default=None, metavar="N",
                       help="see the game as seat N saw it (default: seat 0)")
     eyes.add_argument("--all", action="store_true", dest="show_all", help="see every card, closed ones too")
+    view.add_argument("--review", action="store_true",
+                      help="at every move of the seat (--seat, default 0), show the bot's choice "
+                           "from the same view and why, and how often it agreed")
+    view.add_argument("--bot", default=None, metavar="NAME",
+                      help="the bot that reviews (with --review; default: the hint's bot)")
     view.set_defaults(handler=_replay_view, prog="allegra replay view")
     d = sub.add_parser("diff", help="where two event logs of one game part",
                        description="The first seq where two logs part, both events side by side, "

@@ -41,7 +41,7 @@ LABELS = {
     "peek at this card": {PeekCard}, "replace this open card": {ReplaceOpen},
     "take this card": {Exchange}, "put it here": {Exchange},
 }
-ALWAYS = {"move", "help", "rules", "quit", "choose card", "cancel", "choose again"}
+ALWAYS = {"move", "help", "rules", "quit", "choose card", "cancel", "choose again", "hint"}
 
 
 Session = KeySession  # (tests/helpers.py)

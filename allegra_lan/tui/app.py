@@ -27,6 +27,7 @@ from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.output import Output
 
 from allegra_lan.bots.base import Bot
+from allegra_lan.bots.hint import HINT_BOT, Hint, hint
 from allegra_lan.local import LocalGame
 from allegra_lan.tags import log_tags
 from allegra_lan.log.replay import ReplayWriter
@@ -51,6 +52,7 @@ from .seat_notes import Notes, note_move
 from .words import KNOCK_HINT, Frame, clear_frames, describe_effects, first_time_hints, refusal_words
 
 MOVES_KEPT = 40
+THINKING = "Thinking about a hint..."
 
 _ARROWS = {"left": (0, -1), "right": (0, 1), "up": (-1, 0), "down": (1, 0),
            "h": (0, -1), "l": (0, 1), "k": (-1, 0), "j": (1, 0)}
@@ -91,6 +93,10 @@ class PlayClient:
         self.confirm_quit = False
         self.rules_top: int | None = None  # the rules page's first line shown (None: closed)
         self.hint = ""  # a first-time tip (words.first_time_hints), gone at the next key
+        self.hint_bot = HINT_BOT  # whose move the hint key shows (bots/hint.py)
+        self.advice: Hint | None = None  # the hint shown, for the table it was asked at
+        self._advice_at: object = None  # that table (a state object: any move makes a new one)
+        self._thinking: asyncio.Task[None] | None = None  # the hint being worked out
         self.hints_given: set[str] = set()
         self._ended_by: int | None = None  # whose move triggered this round's end
         self._said_at = 0  # the table's seq when the message was said
@@ -135,6 +141,9 @@ class PlayClient:
     def ui_state(self) -> UiState:
         v = self.view()
         marked = {s for s in (self.swap_first, self.take) if s is not None}
+        advice = self.advice_now()
+        if advice is not None:  # drawn like a choice: the places the hinted move touches
+            marked |= set(advice.cells)
         overlay = "help" if self.help else self.overlay
         status = ""
         if self.knock_open:
@@ -144,6 +153,8 @@ class PlayClient:
             status = f"Knock window open{window}: y to knock for {what}, n to pass"
         elif self.finished and self.replay_path is not None:
             status = f"replay: {self.replay_path.name} in {self.replay_path.parent}"
+        elif advice is not None:
+            status = f"Hint: {advice.text}"
         elif self._my_decision() is not None:
             status = self._prompt(v)
         message, refused = self.message_now()
@@ -166,6 +177,12 @@ class PlayClient:
         slots = frozenset(x for seat, t in enumerate(now) if t is not None and seat != self.human
                           for x in t.slots)
         return words, slots
+
+    def advice_now(self) -> Hint | None:
+        """The hint, while the table it was asked at is the table now (a move ends it)."""
+        if self.advice is None or self._advice_at is not self.game.state or self._my_decision() is None:
+            return None
+        return self.advice
 
     def message_now(self) -> tuple[str, bool]:
         """The message line and whether it is a refusal. A message said before the table moved
@@ -348,6 +365,8 @@ class PlayClient:
         self.hint = ""  # a tip is read once; the next key takes it away
         if self.frame is not None:  # a key during a clear's animation ends it, and counts
             self._skip_frames()
+        if key == "escape":
+            self.advice = None  # esc clears a hint, and does what it does besides
         sit = self.situation()
         b = lookup(self._variant(), sit, key)
         if b is None:
@@ -427,6 +446,35 @@ class PlayClient:
         self.overlay = None
         self._say("")
         self._wake.set()
+
+    def _do_hint(self, key: str) -> None:
+        """Ask the hinting bot, off the event loop: a searching bot may think for a second,
+        and the screen must keep answering keys meanwhile (asyncio.to_thread)."""
+        if self._thinking is not None and not self._thinking.done():
+            return
+        state = self.game.state
+        v, offered = view(state, self.human), self.offered()
+        if not offered:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no event loop (a caller driving the client by hand): think here
+            self._show_hint(state, hint(v, offered, bot=self.hint_bot))
+            return
+        self._say(THINKING)
+
+        async def think() -> None:
+            found = await asyncio.to_thread(hint, v, offered, bot=self.hint_bot)
+            if self.game.state is state:
+                self._show_hint(state, found)
+                self.on_change()
+
+        self._thinking = loop.create_task(think())
+
+    def _show_hint(self, state: object, found: Hint) -> None:
+        self.advice, self._advice_at = found, state
+        if self.message == THINKING:  # a key pressed meanwhile may have said something since
+            self._say("")
 
     def _do_knock(self, key: str) -> None:
         self._answer_knock(True)

@@ -64,15 +64,19 @@ _HELP = _k("?", "?", "help", "help", "this help: the keys (any key closes it)")
 _RULES = _k("r", "r", "rules", "rules", "the rules of the game, in plain words")
 _QUIT = _k(("q", "c-c"), "q", "quit", "ask_quit", "quit, as Ctrl-C does: asks first (the replay is kept)")
 _COMMON = (_HELP, _RULES, _QUIT)
+# The hint (bots/hint.py): the move the bot would make now, drawn on the table, and why. Out
+# of the footer: at 80 columns a footer line more is a "Last moves" line less; the help lists it.
+_HINT = _k("a", "a", "hint", "hint", "a hint: what the bot would do now, shown on the table "
+           "with its reason (a move or esc clears it)", footer=False)
 _CHOOSE_HELP = "choose the card under the cursor (space too)"
 
 #: situation -> its keys, in footer order. Situations of one's own turn are decision kinds
 #: (rules/state.py DecisionKind, K here) and a few steps within one (swap_second, exchange_put).
 TABLE: dict[str, tuple[Key, ...]] = {
     K.REVEAL: (_MOVE, _k(CHOOSE, "enter", "turn up", "turn_up", _CHOOSE_HELP, move="TurnUp"),
-               *_COMMON),
+               _HINT, *_COMMON),
     K.TURN_UP: (_MOVE, _k(CHOOSE, "enter", "turn up", "turn_up", _CHOOSE_HELP, move="TurnUp"),
-                *_COMMON),
+                _HINT, *_COMMON),
     K.DRAW: (
         _MOVE,
         _k("d", "d", "draw from deck", "draw", "draw the top card of the deck", move="DrawFromDeck"),
@@ -81,7 +85,7 @@ TABLE: dict[str, tuple[Key, ...]] = {
         _k("s", "s", "swap two cards", "swap_start",
            "instead of drawing: swap two cards (s, then enter on the 2nd)",
            move="Swap", variants={GRANDE}),
-        *_COMMON),
+        _HINT, *_COMMON),
     "swap_second": (
         _MOVE,
         _k(CHOOSE, "enter", "swap with this", "swap", _CHOOSE_HELP, move="Swap", variants={GRANDE}),
@@ -92,7 +96,7 @@ TABLE: dict[str, tuple[Key, ...]] = {
         _k("d", "d", "draw from deck", "draw", "draw the top card of the deck", move="DrawFromDeck"),
         _k("t", "t", "take discard", "take", "take the top card of the discard pile",
            move="TakeDiscard"),
-        *_COMMON),
+        _HINT, *_COMMON),
     K.PLAY: (
         _MOVE,
         _k(("1", "2"), "1/2", "choose card", "choose_hand",
@@ -103,7 +107,7 @@ TABLE: dict[str, tuple[Key, ...]] = {
         _k(DIGITS, "seat number", "give to", "give",
            "give the card you drew to that seat, who knocked for it", move="Give",
            variants={ALLEGRA}),
-        *_COMMON),
+        _HINT, *_COMMON),
     K.PEEK_LINE: (
         _MOVE,
         _k(CHOOSE, "enter", "peek at this row", "peek_row",
@@ -112,15 +116,15 @@ TABLE: dict[str, tuple[Key, ...]] = {
         _k("c", "c", "peek at this column", "peek_col",
            "after a -2: peek at the cursor's column", move="PeekLine",
            variants={GRANDE}),
-        *_COMMON),
+        _HINT, *_COMMON),
     K.PEEK_CARD: (_MOVE, _k(CHOOSE, "enter", "peek at this card", "peek_card", _CHOOSE_HELP,
-                            move="PeekCard", variants={GRANDE}), *_COMMON),
+                            move="PeekCard", variants={GRANDE}), _HINT, *_COMMON),
     K.REPLACE_OPEN: (_MOVE, _k(CHOOSE, "enter", "replace this open card", "replace_open",
-                               _CHOOSE_HELP, move="ReplaceOpen", variants={GRANDE}), *_COMMON),
+                               _CHOOSE_HELP, move="ReplaceOpen", variants={GRANDE}), _HINT, *_COMMON),
     K.PLACE_GIVEN: (_MOVE, _k(CHOOSE, "enter", "place the given card", "place_given",
-                              _CHOOSE_HELP, move="Place", variants={ALLEGRA}), *_COMMON),
+                              _CHOOSE_HELP, move="Place", variants={ALLEGRA}), _HINT, *_COMMON),
     K.EXCHANGE: (_MOVE, _k(CHOOSE, "enter", "take this card", "exchange_take", _CHOOSE_HELP,
-                           move="Exchange", variants={ALLEGRA}), *_COMMON),
+                           move="Exchange", variants={ALLEGRA}), _HINT, *_COMMON),
     "exchange_put": (
         _MOVE,
         _k(CHOOSE, "enter", "put it here", "exchange_put", _CHOOSE_HELP, move="Exchange",

@@ -17,11 +17,14 @@ unfinished) verifies as far as it goes, so it is shown, and says so.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
+from allegra_lan.bots import UnknownBot, make_bot
+from allegra_lan.bots.hint import HINT_BOT
 from allegra_lan.names import name_of
 from allegra_lan.rules import (
     Exchange, PeekCard, Place, ReplaceOpen, SeatView, Slot, Swap, TurnUp, full_view, view,
@@ -31,6 +34,7 @@ from allegra_lan.rules.view import SPECTATOR
 from allegra_lan.tui.screen import (
     MIN_HEIGHT, MIN_WIDTH, Fragment, Line, UiState, fit, join_lines, screen_lines,
 )
+from allegra_lan.tui.review import Review
 from allegra_lan.tui.stepper import Position, Stepper, StepperError, load_replay
 
 PROG = "allegra replay view"
@@ -47,6 +51,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("?", "help"),
     ("q", "quit"),
 )
+REVIEW_KEYS: tuple[tuple[str, str], ...] = (("n p", "next, previous differing move"),)
 
 HELP: tuple[str, ...] = (
     "Keys",
@@ -64,6 +69,12 @@ HELP: tuple[str, ...] = (
     "?7 a closed card under --all. [ ] marks where the last move went,",
     "* where each seat's last turn went, highlighted cards were just cleared.",
     "Moves are told as the whole table saw them: a peek says where, not what.",
+)
+REVIEW_HELP: tuple[str, ...] = (
+    "",
+    "Review (--review): at each move of the seat, the bot's choice from the same view.",
+    "  n, p                      the next, the previous move where the bot chose otherwise",
+    "                            (a move its rating finds as good as the bot's is no miss)",
 )
 
 # Key names as prompt_toolkit gives them, and what each one does.
@@ -89,6 +100,7 @@ class ReplayViewer:
     note: str = ""  # a one-line answer to the last key (a seq not in the log ...)
     refused: bool = False
     last_screen: str = field(default="", repr=False)  # plain text of the last drawn screen
+    review: Review | None = None  # --review: the bot's verdict on the seat's every decision
 
     def __post_init__(self) -> None:
         if self.seat is not None:
@@ -112,10 +124,15 @@ class ReplayViewer:
         status = (f"seq {p.seq} of {s.last_seq}, move {p.index} of {s.last}, {eyes}")
         if s.cut_short:
             status += f". {s.cut_short[0].upper()}{s.cut_short[1:]}"
+        verdict = self.review.at(p.index) if self.review is not None else None
+        if self.review is not None:
+            status += f"; {self.review.summary()}"
         if self.typed:
             message, refused = f"go to seq: {self.typed}_  (enter jumps, esc cancels)", False
         elif self.note:
             message, refused = self.note, self.refused
+        elif verdict is not None:
+            message, refused = f"seq {p.seq}, {verdict.line()}", False
         else:
             message, refused = f"seq {p.seq}: {p.words}", False
         first = max(1, p.index - MOVES_SHOWN + 1)
@@ -127,14 +144,16 @@ class ReplayViewer:
         # displays and told on one line per seat, and whose move is ending the round.
         notes = p.notes
         return UiState(names=s.names, focus=self.focus, cursor=cursor, highlight=highlight,
-                       message=message, refused=refused, moves=moves, keys=KEYS,
+                       message=message, refused=refused, moves=moves,
+                       keys=KEYS if self.review is None else KEYS[:-2] + REVIEW_KEYS + KEYS[-2:],
                        title=self.title, status=status, overlay=overlay,
                        last_turns=notes.last_turns(), last_slots=notes.last_slots(SPECTATOR),
                        end_note=notes.end_note)
 
     def lines(self, width: int, height: int) -> list[Line]:
         if self.help and width >= MIN_WIDTH and height >= MIN_HEIGHT:
-            return _help_lines(self.seat_view().ruleset.title, width, height)
+            return _help_lines(self.seat_view().ruleset.title, width, height,
+                               review=self.review is not None)
         return screen_lines(self.seat_view(), self.ui_state(), width, height)
 
     def fragments(self, width: int, height: int) -> list[Fragment]:
@@ -181,6 +200,9 @@ class ReplayViewer:
         if key == "?":
             self.help = True
             return True
+        if self.review is not None and key in ("n", "p"):
+            self._to_disagreement(1 if key == "n" else -1)
+            return True
         action = ACTIONS.get(key)
         if action is None:
             if key not in ("escape", "enter", "backspace"):
@@ -193,6 +215,15 @@ class ReplayViewer:
         else:
             getattr(self.stepper, action)()
         return True
+
+    def _to_disagreement(self, step: int) -> None:
+        assert self.review is not None
+        found = self.review.next_disagreement(self.stepper.index, step)
+        if found is None:
+            where = "later" if step > 0 else "earlier"
+            self.note = f"no {where} move (of those judged so far) where the bot chose otherwise"
+            return
+        self.stepper.index = found
 
     def _jump(self, seq: int) -> None:
         try:
@@ -234,9 +265,9 @@ def _marks(p: Position) -> tuple[Slot | None, frozenset[Slot]]:
     return cursor, highlight
 
 
-def _help_lines(title: str, width: int, height: int) -> list[Line]:
+def _help_lines(title: str, width: int, height: int, review: bool = False) -> list[Line]:
     lines: list[Line] = [[("class:header", f"{title}: replay viewer help")], []]
-    lines.extend([("", t)] for t in HELP)
+    lines.extend([("", t)] for t in HELP + (REVIEW_HELP if review else ()))
     lines = lines[:height - 1]
     while len(lines) < height - 1:
         lines.append([])
@@ -275,16 +306,40 @@ def make_app(viewer: ReplayViewer, *, input=None, output=None, color: bool | Non
     kb.add(Keys.Any)(handle)
     window = Window(FormattedTextControl(content, focusable=True, show_cursor=False),
                     always_hide_cursor=True)
-    return Application(layout=Layout(window), key_bindings=kb, full_screen=True,
-                       style=make_style(color), color_depth=color_depth(color),
-                       input=input, output=output, mouse_support=False)
+    app: Application[int] = Application(
+        layout=Layout(window), key_bindings=kb, full_screen=True, style=make_style(color),
+        color_depth=color_depth(color), input=input, output=output, mouse_support=False)
+    review = viewer.review
+    if review is not None:
+        async def judge_all() -> None:
+            """The bot's verdicts, one decision at a time off the loop (a searching bot may
+            take a second each): the screen answers keys meanwhile and fills them in."""
+            for i in review.pending():
+                review.verdicts[i] = await asyncio.to_thread(review.verdict_of, i)
+                app.invalidate()
+
+        app.pre_run_callables.append(lambda: app.create_background_task(judge_all()))
+    return app
 
 
 # ------------------------------------------------------------------ the command
 
 
-def open_viewer(path: str, seat: int | None, show_all: bool) -> ReplayViewer:
-    """The viewer of a replay file; StepperError (one line) for a file or seat it cannot show."""
+def open_viewer(path: str, seat: int | None, show_all: bool, *, review: bool = False,
+                bot: str | None = None) -> ReplayViewer:
+    """The viewer of a replay file; StepperError (one line) for a file or seat it cannot show.
+
+    `review`: the bot `bot` (default: the hint's) judges every move of the seat (default 0)."""
+    if review and show_all:
+        raise StepperError("--review looks at one seat's decisions: give --seat N, not --all")
+    if bot is not None and not review:
+        raise StepperError("--bot names the reviewing bot: it needs --review")
+    bot = HINT_BOT if bot is None else bot
+    if review:
+        try:
+            make_bot(bot, b"check")
+        except UnknownBot as e:
+            raise StepperError(f"--bot: {e}") from None
     stepper = load_replay(path)
     players = stepper.current.state.players
     if show_all:
@@ -293,7 +348,12 @@ def open_viewer(path: str, seat: int | None, show_all: bool) -> ReplayViewer:
         eyes = 0 if seat is None else seat
         if not 0 <= eyes < players:
             raise StepperError(f"--seat {eyes}: the game has seats 0 to {players - 1}")
-    return ReplayViewer(stepper, eyes, title=f"replay {Path(path).name}")
+    viewer = ReplayViewer(stepper, eyes, title=f"replay {Path(path).name}")
+    if review:
+        assert eyes is not None
+        viewer.review = Review(stepper, eyes, bot)
+        viewer.title += " review"
+    return viewer
 
 
 def run_view(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -301,7 +361,8 @@ def run_view(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     no terminal to show it on."""
     prog = getattr(args, "prog", None) or PROG
     try:
-        viewer = open_viewer(args.file, args.seat, bool(args.show_all))
+        viewer = open_viewer(args.file, args.seat, bool(args.show_all),
+                             review=bool(getattr(args, "review", False)), bot=getattr(args, "bot", None))
     except StepperError as e:
         err.write(f"{prog}: error: {e}\n")
         return 2
