@@ -59,7 +59,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
     sim = SimulateArgs(
         variant=args.variant, players=args.players, games=args.games, seed=args.seed,
-        bots=parse_bots(args.bots), out=args.out, deal=args.deal,
+        bots=parse_bots(args.bots), out=args.out, deal=args.deal, jobs=args.jobs,
     )
     try:
         summary = simulate(sim)
@@ -234,7 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--players", type=int, default=4, metavar="N", help="seats, you included (default: 4)")
     play.add_argument("--bots", default="greedy", metavar="NAMES",
                       help="a bot per opponent, comma separated, or one name for all "
-                           "(greedy, random; default: greedy)")
+                           "(greedy, random, strong, or a level: easy, normal, hard; default: greedy)")
     play.add_argument("--seed", type=int, default=None, metavar="S",
                       help="deal from this number: the same number, the same deal (default: random)")
     play.add_argument("--pace", type=float, default=0.7, metavar="SECONDS",
@@ -249,8 +249,8 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Play bot games and print, per seat, wins and the mean and spread of game totals, "
             "and overall figures (turns and cleared cards per round, chain reactions, action "
-            "cards, knocks). Game g is dealt from the seed and g: the same arguments print the "
-            "same output."
+            "cards, knocks); a win rate comes with its 95% Wilson confidence interval. Game g is "
+            "dealt from the seed and g: the same arguments print the same output."
         ),
     )
     sim.add_argument("--variant", choices=["allegra", "grande"], default="grande",
@@ -260,13 +260,15 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--seed", type=int, default=1, metavar="S", help="the seed number (default: 1)")
     sim.add_argument("--bots", default="greedy", metavar="NAMES",
                      help="a bot name per seat, comma separated, or one name for all seats "
-                          "(greedy, random; default: greedy)")
+                          "(greedy, random, strong, or a level: easy, normal, hard; default: greedy)")
     sim.add_argument("--out", metavar="DIR",
                      help="also write each game's signed log as a replay file in DIR")
     sim.add_argument("--deal", choices=["seeded", "fair"], default="seeded",
                      help="seeded (default: the cards come from the seed) or fair: the network "
                           "games' deal, every card locked by every seat's key and opened by their "
                           "shares, as events in the log (slower: for tests and benchmarks)")
+    sim.add_argument("--jobs", type=int, default=1, metavar="N",
+                     help="play games in N processes; the output is the same for any N (default: 1)")
     sim.set_defaults(handler=_cmd_simulate, prog="allegra simulate")
 
     ident = sub.add_parser(

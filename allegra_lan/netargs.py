@@ -17,7 +17,7 @@ from typing import Callable
 
 # The bots a network command may seat: the registry's names (bots.registry.bot_names(),
 # which imports every bot), kept here as text; a test checks the two agree.
-BOT_NAMES = ("greedy", "random")
+BOT_NAMES = ("easy", "greedy", "hard", "normal", "random", "strong")
 
 PROFILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}")
 

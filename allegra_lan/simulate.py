@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import time
+from multiprocessing import Pool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -37,6 +38,7 @@ class SimulateArgs:
     bots: tuple[str, ...] = ("greedy",)  # one name per seat, or one name for every seat
     out: str | None = None  # a directory for one signed replay per game
     deal: str = "seeded"  # or "fair": the network games' deal, one table per seat (local.py)
+    jobs: int = 1  # processes playing games; the summary is the same for any number
 
 
 @dataclass
@@ -98,6 +100,8 @@ def check(args: SimulateArgs) -> tuple[Ruleset, list[str]]:
         raise SimulateError(str(e)) from None
     if args.games < 1:
         raise SimulateError(f"--games must be 1 or more, not {args.games}")
+    if args.jobs < 1:
+        raise SimulateError(f"--jobs must be 1 or more, not {args.jobs}")
     names = list(args.bots)
     if not names or any(not n for n in names):
         raise SimulateError("--bots needs a bot name for every seat (or one name for all)")
@@ -118,14 +122,39 @@ def simulate(args: SimulateArgs) -> Summary:
     """Play `args.games` games and sum them up."""
     ruleset, names = check(args)
     summary = Summary(ruleset, args, [SeatSummary(i, n) for i, n in enumerate(names)])
-    for g in range(args.games):
-        setup = simulated_setup(args.seed, g, args.players)
-        if args.out is None and args.deal == "seeded":
-            _, stats = play_game(ruleset, args.players, setup.seed, names)
-        else:
-            stats = _recorded_game(ruleset, args, g, names, setup)
-        summary.add(stats)
+    tasks = [(ruleset, args, g, tuple(names)) for g in range(args.games)]
+    if args.jobs == 1 or args.games == 1:
+        for task in tasks:
+            summary.add(_game(task))
+        return summary
+    # Games are independent (game g is dealt from the seed and g alone) and their results
+    # are summed in game order, so any number of processes gives the same summary.
+    with Pool(min(args.jobs, args.games)) as pool:
+        for stats in pool.imap(_game, tasks):
+            summary.add(stats)
     return summary
+
+
+def _game(task: tuple[Ruleset, SimulateArgs, int, tuple[str, ...]]) -> GameStats:
+    """Game g of a simulation (a top-level function, so that worker processes can run it)."""
+    ruleset, args, g, names = task
+    setup = simulated_setup(args.seed, g, args.players)
+    if args.out is None and args.deal == "seeded":
+        _, stats = play_game(ruleset, args.players, setup.seed, names)
+        return stats
+    return _recorded_game(ruleset, args, g, names, setup)
+
+
+def wilson_interval(wins: int, games: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of a win rate: unlike the normal approximation it
+    stays inside [0, 1] and is honest for few games or a rate near 0 or 1."""
+    if games <= 0:
+        return 0.0, 1.0
+    p = wins / games
+    denom = 1 + z * z / games
+    centre = (p + z * z / (2 * games)) / denom
+    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def replay_path(args: SimulateArgs, g: int) -> Path:
@@ -171,10 +200,12 @@ def format_summary(summary: Summary) -> str:
     lines = [
         f"{summary.ruleset.title}: {a.players} players, {games} game{'s' if games != 1 else ''}, seed {a.seed}",
         "",
-        f"{'seat':>4}  {'bot':<10} {'wins':>5}  {'mean total':>10}  {'spread':>8}",
+        f"{'seat':>4}  {'bot':<10} {'wins':>5}  {'win rate (95% CI)':>17}  {'mean total':>10}  {'spread':>8}",
     ]
     for s in summary.seats:
-        lines.append(f"{s.seat:>4}  {s.bot:<10} {s.wins:>5}  {s.mean:>10.2f}  {s.spread:>8.2f}")
+        lo, hi = wilson_interval(s.wins, games)
+        rate = f"{_per(s.wins, games)} ({lo:.2f}-{hi:.2f})"
+        lines.append(f"{s.seat:>4}  {s.bot:<10} {s.wins:>5}  {rate:>17}  {s.mean:>10.2f}  {s.spread:>8.2f}")
     lines += [
         "",
         f"rounds played:           {summary.rounds}",
@@ -204,5 +235,5 @@ def parse_bots(text: str) -> tuple[str, ...]:
 
 __all__ = [
     "SimulateArgs", "SimulateError", "SeatSummary", "Summary", "check", "simulate",
-    "format_summary", "parse_bots",
+    "format_summary", "parse_bots", "wilson_interval",
 ]

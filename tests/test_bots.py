@@ -83,13 +83,13 @@ def ask(state: State, seat: int | None = None, bot: Bot | None = None) -> Move:
 
 
 def test_registry_names_and_kinds() -> None:
-    assert bot_names() == ["greedy", "random"]
+    assert bot_names() == ["easy", "greedy", "hard", "normal", "random", "strong"]
     assert isinstance(make_bot("greedy", b"s"), GreedyBot)
     assert isinstance(make_bot("random", b"s"), RandomBot)
 
 
 def test_unknown_bot_is_a_clear_error() -> None:
-    with pytest.raises(UnknownBot, match=r"unknown bot 'clever': choose from greedy, random"):
+    with pytest.raises(UnknownBot, match=r"unknown bot 'clever': choose from easy, greedy, hard, normal, random, strong"):
         make_bot("clever", b"s")
 
 
@@ -100,7 +100,7 @@ def test_bots_use_no_state_engine_internals_or_python_random() -> None:
         "random", "allegra_lan.rules.state", "allegra_lan.rules.engine",
         "allegra_lan.rules.cards", "allegra_lan.rules.position",
     }
-    for name in ("base.py", "random_bot.py", "greedy.py", "board.py", "registry.py"):
+    for name in ("base.py", "random_bot.py", "greedy.py", "board.py", "registry.py", "strong.py"):
         tree = ast.parse((BOTS_DIR / name).read_text())
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):

@@ -18,6 +18,7 @@ from allegra_lan.rules import ruleset_for
 from allegra_lan.local import simulated_setup
 from allegra_lan.simulate import (
     SeatSummary, SimulateArgs, SimulateError, Summary, check, format_summary, simulate,
+    wilson_interval,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -64,6 +65,24 @@ def test_same_arguments_same_output_byte_for_byte(variant: str) -> None:
     assert ("knocks" in text) == (variant == "allegra")
 
 
+def test_jobs_play_the_same_games_and_print_the_same_output() -> None:
+    """--jobs N splits the games over processes; the summary is the one of --jobs 1."""
+    one = run(QUICK + ["--games", "3"])
+    two = run(QUICK + ["--games", "3", "--jobs", "2"])
+    assert one.returncode == two.returncode == 0, two.stderr
+    assert two.stderr == "" and one.stdout == two.stdout
+    assert "win rate (95% CI)" in one.stdout
+
+
+def test_the_wilson_interval_is_the_textbook_one() -> None:
+    """Known values: 8 of 10 is 0.490-0.943; no games says nothing; all or none stay in [0, 1]."""
+    lo, hi = wilson_interval(8, 10)
+    assert (round(lo, 3), round(hi, 3)) == (0.490, 0.943)
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+    assert wilson_interval(0, 5)[0] == 0.0 and wilson_interval(5, 5)[1] == 1.0
+    assert wilson_interval(200, 400) == pytest.approx((0.4512, 0.5488), abs=1e-4)
+
+
 def test_another_seed_gives_other_games() -> None:
     a = run(QUICK)
     b = run([x if x != "7" else "8" for x in QUICK])
@@ -80,6 +99,7 @@ ERRORS = [
     (["--bots", "greedy,,random,random"], "--bots needs a bot name for every seat"),
     (["--games", "0"], "--games must be 1 or more, not 0"),
     (["--games", "-3"], "--games must be 1 or more, not -3"),
+    (["--jobs", "0"], "--jobs must be 1 or more, not 0"),
     (["--games", "ten"], "argument --games: invalid int value: 'ten'"),
     (["--players", "4.5"], "argument --players: invalid int value: '4.5'"),
     (["--seed", "x"], "argument --seed: invalid int value: 'x'"),
@@ -167,8 +187,8 @@ def test_figures_wins_mean_and_population_spread() -> None:
     assert summary.seats[0].mean == 15.0 and summary.seats[0].spread == 5.0
     assert summary.seats[1].mean == 25.0 and summary.seats[1].spread == 5.0
     text = format_summary(summary)
-    assert "   0  greedy         2       15.00      5.00" in text
-    assert "   1  random         1       25.00      5.00" in text
+    assert "   0  greedy         2   1.00 (0.34-1.00)       15.00      5.00" in text
+    assert "   1  random         1   0.50 (0.09-0.91)       25.00      5.00" in text
     assert "turns per round:         20.00" in text  # 120 turns in 6 rounds
     assert "cards cleared per round: 1.50" in text
     assert "knocks:                  2 in 5 deck draws" in text

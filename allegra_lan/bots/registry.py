@@ -7,10 +7,17 @@ from typing import Callable
 from .base import Bot, UnknownBot
 from .greedy import GreedyBot
 from .random_bot import RandomBot
+from .strong import StrongBot, make_level
 
+# The levels a person picks (docs/bots.md): easy is greedy's one-move lookahead, normal
+# and hard the strong bot's search at a small and at its full budget; `strong` is hard.
 _BOTS: dict[str, Callable[[bytes], Bot]] = {
+    "easy": GreedyBot,
     "greedy": GreedyBot,
+    "hard": make_level("hard"),
+    "normal": make_level("normal"),
     "random": RandomBot,
+    "strong": StrongBot,
 }
 
 

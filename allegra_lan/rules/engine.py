@@ -329,6 +329,22 @@ def apply(state: State, move: Move) -> State:
     return s
 
 
+def apply_in_place(state: State, move: Move) -> None:
+    """`apply` without the copy: `state` itself moves on (its effects are the move's alone).
+
+    For a search's playouts only, on a state the searcher made and owns: a playout applies
+    hundreds of moves to a throwaway state, and the clone `apply` makes of each was most of
+    their cost. An illegal move may leave `state` half changed, so a caller offers only
+    moves `legal_moves` gave."""
+    if state.phase is Phase.OVER:
+        raise IllegalMove("the game is over")
+    handler = _HANDLERS.get(type(move))
+    if handler is None:
+        raise IllegalMove(f"{move!r} is not a move")
+    state.effects = []
+    handler(state, move)
+
+
 def _want(s: State, *phases: Phase, what: str) -> None:
     if s.phase not in phases:
         d = to_act(s)

@@ -770,7 +770,11 @@ class PlayClient:
                 await asyncio.sleep(self.pace.bot)
             if self.quit:
                 return
-            move = bot.choose(view(state, d.seat), offered)
+            # A searching bot thinks for up to a second or two: in a worker thread, so that
+            # the screen keeps drawing and the keys keep working meanwhile.
+            move = await asyncio.to_thread(bot.choose, view(state, d.seat), offered)
+            if self.quit:
+                return
             before = view(state, self.human)
             self.game.submit(move)
             self._after_move(before)

@@ -1,0 +1,479 @@
+"""Search from one seat's view: whole states that agree with it, and quick playouts of them.
+
+A search bot cannot ask the engine "what if" of the real state, which it
+never has. So it *determinizes*: it builds full States that agree with its
+view on every fact its seat can see or remember (every card face up, its
+own peeks, the hand, the discard pile's top, a knock's cards, the sizes of
+the deck and the pile, totals, turn and decision), with the cards it cannot
+see dealt at random from the values it has not seen. Plays of such a state
+by the real engine are then plays the seat could meet.
+
+What a seat remembers (`Memory`) is what a person at the table would: each
+card's value once it was shown, so the cards buried in the discard pile or
+cleared away are not dealt again to the unseen places.
+
+Playouts (`play_round`) finish the round with a cheap policy for every seat
+(`quick_move`): it reads only what all seats see (face-up values; closed
+cards at the unseen cards' mean), prefers placings that make a run, and
+moves the state in place (`engine.apply_in_place`): a playout applies a
+hundred moves to a throwaway state, and copying it at each was most of the
+cost. A playout's worth to a seat is the round's score difference: the
+others' mean round score less its own (R9, R10 as the engine scored it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from allegra_lan.rules import geometry
+from allegra_lan.rules.cards import SeededCards
+from allegra_lan.rules.effects import Cleared, Closed
+from allegra_lan.rules.engine import apply_in_place, area_slots, legal_moves
+from allegra_lan.rules.moves import (
+    Discard, DrawFromDeck, Exchange, Give, Move, Place, Slot, Swap, TakeDiscard,
+)
+from allegra_lan.rules.rng import Stream
+from allegra_lan.rules.ruleset import JOKER, Ruleset, Variant
+from allegra_lan.rules.state import DECISION_KIND, HOLE, Grid, Phase, State
+from allegra_lan.rules.view import DecisionKind, SeatView
+
+Deal = State
+"""A determinized state: a whole game the search made up from one seat's view (never the
+real game's state, which no bot is given)."""
+
+PHASE_OF: dict[DecisionKind, Phase] = {kind: phase for phase, kind in DECISION_KIND.items()}
+
+
+# ----------------------------------------------------------------- what a seat remembers
+
+
+@dataclass
+class Memory:
+    """The values a seat has seen, by card id, for the round it saw them in.
+
+    Fed with every view the seat is given (`see`); a card's value once shown
+    never changes within a round (reshuffled cards keep their ids and values),
+    so the map only grows until the next round clears it."""
+
+    round_no: int = -1
+    values: dict[int, int] = field(default_factory=dict)
+
+    def see(self, view: SeatView) -> None:
+        if view.round_no != self.round_no:
+            self.round_no = view.round_no
+            self.values = {}
+        for card, value in _visible(view).items():
+            if value is not None:
+                self.values[card] = value
+
+
+# ----------------------------------------------------------------- determinizing a view
+
+
+class DealtCards:
+    """The card source of a determinized state: this round's values as dealt by the search,
+    reshuffles (R8) and later rounds from the search's own stream, never the real game's."""
+
+    __slots__ = ("round_no", "values", "seed", "later")
+    fair = False
+
+    def __init__(self, ruleset: Ruleset, round_no: int, values: dict[int, int], seed: bytes) -> None:
+        self.round_no = round_no
+        self.values = values
+        self.seed = seed
+        self.later = SeededCards(ruleset, seed)
+
+    def value(self, round_no: int, card: int) -> int:
+        if round_no == self.round_no:
+            return self.values[card]
+        return self.later.value(round_no, card)
+
+    def reshuffle(self, round_no: int, count: int, cards: Sequence[int]) -> list[int]:
+        order = list(cards)
+        Stream(self.seed, f"allegra-lan/search/reshuffle/{round_no}/{count}").shuffle(order)
+        return order
+
+
+def _visible(view: SeatView) -> dict[int, int | None]:
+    """Every card id the view shows, with its value where the seat knows it."""
+    out: dict[int, int | None] = {}
+    for d in view.displays:
+        for row in d:
+            for cv in row:
+                if cv is not None:
+                    out[cv.card] = cv.value
+    if view.discard_top is not None:
+        out[view.discard_top.card] = view.discard_top.value
+    for h in view.hand:
+        out[h.card] = h.value
+    if view.knock is not None:
+        out[view.knock[1].card] = view.knock[1].value
+        if view.knock[2] is not None:
+            out[view.knock[2].card] = view.knock[2].value
+    return out
+
+
+def unseen_pool(view: SeatView, memory: Memory | None = None) -> tuple[list[int], dict[int, int]]:
+    """The values the seat has not seen, and the remembered cards out of sight (id -> value).
+
+    The deck's composition less every value visible now and every remembered value of a
+    card that is no longer in sight (buried in the discard pile, cleared, or reshuffled)."""
+    counts: dict[int, int] = {}
+    for v in view.ruleset.deck_values():
+        counts[v] = counts.get(v, 0) + 1
+    shown = _visible(view)
+    remembered: dict[int, int] = {}
+    if memory is not None and memory.round_no == view.round_no:
+        remembered = {c: v for c, v in memory.values.items() if shown.get(c) is None}
+    for v in list(shown.values()) + list(remembered.values()):
+        if v is not None and counts.get(v, 0) > 0:
+            counts[v] -= 1
+    pool = [v for v in sorted(counts) for _ in range(counts[v])]
+    return pool, remembered
+
+
+def determinize(view: SeatView, stream: Stream, memory: Memory | None = None) -> State:
+    """A full State that `view(state, view.seat)` shows as `view` (but for the last move's
+    effects), with every card the seat cannot see dealt from `stream`.
+
+    The unseen places are the closed cards the seat did not peek at, the deck, the discard
+    pile under its top and the cards cleared this round; the values dealt to them are the
+    deck's composition less all the seat has seen (`unseen_pool`)."""
+    rs = view.ruleset
+    n = view.players
+    shown = _visible(view)
+    pool, remembered = unseen_pool(view, memory)
+    on_table = sum(1 for d in view.displays for row in d for cv in row if cv is not None)
+    held = len(view.hand) + (view.knock is not None)
+    cleared = max(0, rs.deck_size - view.deck_size - view.discard_size - on_table - held)
+    size = max([rs.deck_size, *(c + 1 for c in shown), *(c + 1 for c in remembered)])
+    spare = [c for c in range(size) if c not in shown]
+    # Out of sight are the pile under its top, the cleared cards and the deck: the cards the
+    # seat remembers lie in the first two (or, after a reshuffle, in the deck), the rest are
+    # unknown ids. Which id lies where is invisible to the seat, so any order agrees.
+    known_ids = [c for c in spare if c in remembered]
+    unknown_ids = [c for c in spare if c not in remembered]
+    stream.shuffle(unknown_ids)
+    out_of_sight = known_ids + unknown_ids
+    need = view.deck_size + max(0, view.discard_size - 1) + cleared
+    while len(out_of_sight) < need:  # ids a fair-deal reshuffle made fresh: name new ones
+        out_of_sight.append(size)
+        size += 1
+    buried = out_of_sight[: max(0, view.discard_size - 1)]
+    gone = out_of_sight[len(buried): len(buried) + cleared]
+    deck = out_of_sight[len(buried) + cleared: need]
+    stream.shuffle(deck)
+
+    values: dict[int, int] = {c: v for c, v in shown.items() if v is not None}
+    values.update(remembered)
+    hidden = [c for c, v in shown.items() if v is None and c not in values]
+    hidden += [c for c in out_of_sight[:need] if c not in values]
+    stream.shuffle(pool)
+    # The pool runs short only where ids were renamed by a fair-deal reshuffle and the
+    # seat's memory holds a card under two ids; the deck's values fill the gap then.
+    spare_values = pool or rs.deck_values()
+    for i, c in enumerate(hidden):
+        values[c] = pool[i] if i < len(pool) else spare_values[i % len(spare_values)]
+
+    seed = bytes(stream.word().to_bytes(8, "big") * 4)
+    s = State.__new__(State)
+    s.ruleset = rs
+    s.players = n
+    s.source = DealtCards(rs, view.round_no, values, seed)
+    s.round_no = view.round_no
+    s.dealer = view.dealer
+    s.active = view.active
+    s.grids = []
+    up: set[int] = set()
+    peeked: set[int] = set()
+    for d in view.displays:
+        cols = len(d[0]) if d else 0
+        cells: list[int] = []
+        for row in d:
+            for cv in row:
+                if cv is None:
+                    cells.append(HOLE)
+                    continue
+                cells.append(cv.card)
+                if cv.up:
+                    up.add(cv.card)
+                elif cv.peeked:
+                    peeked.add(cv.card)
+        s.grids.append(Grid(len(d), cols, cells))
+    s.up = up
+    known: list[int | None] = [None] * size
+    for c in up:
+        known[c] = values[c]
+    for c in buried + gone:  # shown to all when they were discarded or cleared
+        known[c] = values[c]
+    for c in (view.discard_top, *view.hand):
+        if c is not None:
+            known[c.card] = c.value
+    if view.knock is not None:
+        known[view.knock[1].card] = view.knock[1].value
+        if view.knock[2] is not None:
+            known[view.knock[2].card] = view.knock[2].value
+    s.known = known
+    s.peeked = [frozenset()] * n
+    if 0 <= view.seat < n:
+        s.peeked[view.seat] = frozenset(peeked)
+    s.deck = deck
+    s.discard = buried + ([] if view.discard_top is None else [view.discard_top.card])
+    s.cleared = gone
+    s.hand = [(h.card, h.from_deck) for h in view.hand]
+    decision = view.decision
+    kind = decision.kind if decision is not None else None
+    s.phase = Phase.OVER if kind is None else PHASE_OF[kind]
+    s.draws = len(view.hand) if kind in (DecisionKind.DRAW, DecisionKind.DRAW_SECOND) else 2
+    s.first_from_deck = bool(view.hand) and view.hand[0].from_deck
+    s.draw_limit = _draw_limit(s) if kind in (DecisionKind.DRAW, DecisionKind.DRAW_SECOND) else 2
+    s.reveal_queue = _reveal_queue(view) if kind is DecisionKind.REVEAL else []
+    s.ender = view.ender
+    s.final_lap = None if view.final_lap is None else list(view.final_lap)
+    s.totals = list(view.totals)
+    s.results = view.results
+    s.knock = None
+    if view.knock is not None:
+        k, given, hold = view.knock
+        s.knock = (k, given.card, HOLE if hold is None else hold.card)
+    s.reshuffles = 0
+    s.turn = view.turn
+    s.round_cleared = view.cleared
+    # R24: after a 13's exchange no card is turned up this turn; the exchange was the last
+    # move when the turn's other card is still to play.
+    s.sealed = (
+        rs.variant is Variant.GRANDE and kind is DecisionKind.PLAY
+        and not getattr(rs, "turn_up_after_13", True)
+        and any(isinstance(e, Closed) for e in view.effects)
+    )
+    s.fair = False
+    s.effects = []
+    s.memo = {}
+    return s
+
+
+def _draw_limit(s: State) -> int:
+    """R20: two draws in a Grande turn, one when exactly one closed card is left (at its start)."""
+    if s.ruleset.variant is not Variant.GRANDE:
+        return 1
+    g = s.grids[s.active]
+    closed = sum(1 for c in g.cells if c != HOLE and c not in s.up)
+    if s.phase is Phase.DRAW_SECOND:
+        return 2
+    return 1 if closed == 1 else 2
+
+
+def _reveal_queue(view: SeatView) -> list[int]:
+    """R3: the seats still to turn up a card, clockwise from the starter, two each."""
+    n = view.players
+    seat = view.decision.seat  # type: ignore[union-attr]
+    starter = (view.dealer + 1) % n
+    order = [(starter + i) % n for i in range(n)]
+    done = sum(1 for row in view.displays[seat] for cv in row if cv is not None and cv.up)
+    after = order[order.index(seat) + 1:]
+    return [seat] * max(1, 2 - done) + [q for q in after for _ in range(2)]
+
+
+# ----------------------------------------------------------------- the playout policy
+
+
+def deck_mean(ruleset: Ruleset) -> float:
+    values = ruleset.deck_values()
+    return sum(ruleset.score_of(v) for v in values) / len(values)
+
+
+class Lines:
+    """A seat's area as (seat, flat index) cells, and the lines runs are looked for in that
+    pass through it: a run check for a placing without building a board. Cached per layout."""
+
+    _cache: dict[tuple[bool, int, int, int, int], tuple[list[tuple[Slot, tuple[int, int]]], list[list[tuple[int, int]]]]] = {}
+
+    @classmethod
+    def of(cls, s: State, seat: int) -> tuple[list[tuple[Slot, tuple[int, int]]], list[list[tuple[int, int]]]]:
+        g = s.grids[seat]
+        grande = s.ruleset.variant is Variant.GRANDE
+        key = (grande, s.players, seat, g.rows, g.cols)
+        got = cls._cache.get(key)
+        if got is not None:
+            return got
+        if grande:
+            lines = [[(seat, r * g.cols + c) for c in range(g.cols)] for r in range(g.rows)]
+            lines += [[(seat, r * g.cols + c) for r in range(g.rows)] for c in range(g.cols)]
+            area = [(Slot(seat, r, c), (seat, r * g.cols + c)) for r in range(g.rows) for c in range(g.cols)]
+        else:
+            area = [(sl, (sl.seat, geometry.flat(sl))) for sl in geometry.area(s.players, seat)]
+            through = {line for sl in geometry.area(s.players, seat)
+                       for line in geometry.lines_through(s.players, sl)}
+            lines = [[(q.seat, geometry.flat(q)) for q in line] for line in sorted(through)]
+        got = cls._cache[key] = (area, lines)
+        return got
+
+
+def _run_places(s: State, lines: list[list[tuple[int, int]]], value: int) -> set[tuple[int, int]]:
+    """The places where `value` face up would have two face-up neighbours in a line matching it."""
+    grids = s.grids
+    up = s.up
+    known = s.known
+    out: set[tuple[int, int]] = set()
+    for line in lines:
+        faces: list[int | None] = []
+        for seat, i in line:
+            c = grids[seat].cells[i]
+            faces.append(known[c] if c != HOLE and c in up else None)
+        n = len(faces)
+        for i in range(n):
+            for a, b in ((i - 2, i - 1), (i - 1, i + 1), (i + 1, i + 2)):
+                if a < 0 or b >= n:
+                    continue
+                fa, fb = faces[a], faces[b]
+                if fa is None or fb is None:
+                    continue
+                if value == JOKER:
+                    if fa == fb or fa == JOKER or fb == JOKER:
+                        out.add(line[i])
+                        break
+                elif (fa == value or fa == JOKER) and (fb == value or fb == JOKER):
+                    out.add(line[i])
+                    break
+    return out
+
+
+def _est(s: State, card: int, mean: float) -> float:
+    if card == HOLE:
+        return 0.0
+    if card in s.up:
+        return s.ruleset.score_of(s.known[card])  # type: ignore[arg-type]
+    return mean
+
+
+def place_gain(s: State, seat: int, value: int, mean: float) -> tuple[float, Slot | None]:
+    """The best placing of a card of `value` in `seat`'s area: points saved, and where."""
+    area, lines = Lines.of(s, seat)
+    runs = _run_places(s, lines, value)
+    score = s.ruleset.score_of(value)
+    bonus = 2.0 * max(score, 0) + 3.0
+    grids = s.grids
+    best, where = -1e9, None
+    for sl, at in area:
+        card = grids[at[0]].cells[at[1]]
+        if card == HOLE:
+            continue
+        gain = _est(s, card, mean) - score
+        if at in runs:
+            gain += bonus
+        if gain > best:
+            best, where = gain, sl
+    return best, where
+
+
+def quick_move(s: State, moves: Sequence[Move], mean: float) -> Move:
+    """The playout policy's move: from public facts only, the same for every seat."""
+    ph = s.phase
+    first = moves[0]
+    if ph is Phase.DRAW or ph is Phase.DRAW_SECOND:
+        take = any(isinstance(m, TakeDiscard) for m in moves)
+        if take and s.discard:
+            gain, _ = place_gain(s, s.active, s.known[s.discard[-1]], mean)  # type: ignore[arg-type]
+            if gain >= 2.0 or not any(isinstance(m, DrawFromDeck) for m in moves):
+                return TakeDiscard()
+        for m in moves:
+            if isinstance(m, DrawFromDeck):
+                return m
+        return first
+    if ph is Phase.PLAY or ph is Phase.PLACE_GIVEN:
+        best: Move = first
+        best_gain = -1e9
+        seat = s.knock[0] if ph is Phase.PLACE_GIVEN and s.knock is not None else s.active
+        hand = [(s.knock[1], False)] if ph is Phase.PLACE_GIVEN and s.knock is not None else s.hand
+        for card, from_deck in hand:
+            value = s.known[card]
+            gain, where = place_gain(s, seat, value, mean)  # type: ignore[arg-type]
+            if where is not None and gain > best_gain:
+                best, best_gain = Place(card, where), gain
+            if from_deck and best_gain < 0.5 and ph is Phase.PLAY:
+                best, best_gain = Discard(card), 0.5
+        if best in moves:
+            return best
+        return next((m for m in moves if not isinstance(m, Give)), first)
+    if ph is Phase.REPLACE_OPEN:
+        return max(moves, key=lambda m: _est(s, _at(s, m.at), mean))  # type: ignore[union-attr]
+    if ph is Phase.EXCHANGE:
+        return min(moves, key=lambda m: _exchange_rate(s, m, mean))  # type: ignore[arg-type]
+    return first
+
+
+def _at(s: State, slot: Slot) -> int:
+    g = s.grids[slot[0]]
+    return g.cells[slot[1] * g.cols + slot[2]]
+
+
+def _exchange_rate(s: State, m: Exchange, mean: float) -> float:
+    return _est(s, _at(s, m.take), mean) - _est(s, _at(s, m.at), mean)
+
+
+def play_round(s: State, seat: int, mean: float, limit: int = 2000) -> float:
+    """Finish `s`'s round in place with the quick policy; the round's worth to `seat`.
+
+    The worth is the other seats' mean round score less `seat`'s (the scores the engine
+    gave, doubling included); a round still going after `limit` moves is cut off and
+    scored by the face-up cards, closed ones at the mean."""
+    rounds = len(s.results)
+    for _ in range(limit):
+        if len(s.results) > rounds or s.phase is Phase.OVER:
+            break
+        moves = [m for m in legal_moves(s) if not isinstance(m, (Give, Swap))] or legal_moves(s)
+        apply_in_place(s, quick_move(s, moves, mean))
+    if len(s.results) > rounds:
+        scores = s.results[rounds].scores
+    else:
+        scores = tuple(
+            sum(_est(s, s.grids[sl.seat].cells[sl.row * s.grids[sl.seat].cols + sl.col], mean)
+                for sl in area_slots(s, q))
+            for q in range(s.players)
+        )
+    others = [x for q, x in enumerate(scores) if q != seat]
+    return sum(others) / len(others) - scores[seat]
+
+
+def clears(deal: State, m: Move) -> bool:
+    """Whether `m` made in `deal` clears cards at once (a Swap worth a look, R26)."""
+    s = deal.clone()
+    apply_in_place(s, m)
+    return any(isinstance(e, Cleared) for e in s.effects)
+
+
+def public_lead(deal: State, m: Move, seat: int, mean: float) -> float:
+    """The seat's lead by public facts (face-up values, closed cards at the mean) after `m`."""
+    s = deal.clone()
+    apply_in_place(s, m)
+    known = s.known
+    up = s.up
+    score_of = s.ruleset.score_of
+
+    def est(q: int) -> float:
+        total = 0.0
+        for sl in area_slots(s, q):
+            g = s.grids[sl.seat]
+            c = g.cells[sl.row * g.cols + sl.col]
+            if c == HOLE:
+                continue
+            total += score_of(known[c]) if c in up and known[c] is not None else mean  # type: ignore[arg-type]
+        return total
+
+    own = est(seat)
+    others = [est(q) for q in range(s.players) if q != seat]
+    return sum(others) / len(others) - own
+
+
+def play_out(deal: State, m: Move, seat: int, mean: float) -> float:
+    """`m` made in a copy of `deal`, the round played out: its worth to `seat` (`play_round`)."""
+    s = deal.clone()
+    apply_in_place(s, m)
+    return play_round(s, seat, mean)
+
+
+__all__ = [
+    "Deal", "Memory", "DealtCards", "determinize", "unseen_pool", "quick_move", "play_round",
+    "place_gain", "deck_mean", "clears", "public_lead", "play_out",
+]

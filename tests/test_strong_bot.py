@@ -1,0 +1,197 @@
+"""The strong bot and its search: states made up from a view agree with it, the bot answers
+every decision of both variants with an offered move, a seed fixes its games, and its choice
+does not depend on any card its seat cannot see (issue 14's Done-when property)."""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+from dataclasses import replace
+from typing import Sequence
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from allegra_lan.bots import Bot, StrongBot, Budget, make_bot, play_game, seat_seed
+from allegra_lan.bots.driver import make_bots, offered_moves
+from allegra_lan.bots.search import Memory, determinize, play_out, deck_mean, unseen_pool
+from allegra_lan.rules import Move, SeatView, State, apply, new_game, ruleset_for, state_hash, to_act, view
+from allegra_lan.rules.cards import FixedCards
+from allegra_lan.rules.rng import Stream, seed_from_number
+from allegra_lan.rules.state import HOLE
+
+BOTS_DIR = pathlib.Path(__file__).resolve().parents[1] / "allegra_lan" / "bots"
+QUICK = Budget(samples=2, candidates=3, closed_at=99)  # searches every decision, small enough for whole games
+
+
+def short(variant: str):
+    """The variant's ruleset with one round: whole games that are quick to play."""
+    return replace(ruleset_for(variant), rounds=1)
+
+
+def advance(state: State, moves: int, seed: bytes) -> State:
+    """`moves` moves of greedy play from `state` (fewer if the game ends)."""
+    bots = make_bots(["greedy"] * state.players, seed)
+    for _ in range(moves):
+        d = to_act(state)
+        if d is None:
+            break
+        state = apply(state, bots[d.seat].choose(view(state, d.seat), offered_moves(state, bots)))
+    return state
+
+
+class Checked(Bot):
+    """A strong bot that checks at every call that it answers with an offered move."""
+
+    name = "checked"
+
+    def __init__(self, seed: bytes, seat: int) -> None:
+        super().__init__(seed)
+        self.inner = StrongBot(seed, QUICK)
+        self.seat = seat
+        self.kinds: set[str] = set()
+        self.knock_calls = 0
+
+    def choose(self, view: SeatView, legal: Sequence[Move]) -> Move:
+        assert view.seat == self.seat and view.decision is not None
+        move = self.inner.choose(view, legal)
+        assert move in legal, f"strong chose {move!r}, not offered"
+        self.kinds.add(str(view.decision.kind))
+        return move
+
+    def knocks(self, view: SeatView) -> bool:
+        self.knock_calls += 1
+        answer = self.inner.knocks(view)
+        assert isinstance(answer, bool)
+        return answer
+
+
+# ------------------------------------------------------------------ determinizing
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 10_000), grande=st.booleans(), players=st.integers(2, 5),
+       moves=st.integers(0, 160), tag=st.integers(0, 1000))
+def test_a_determinized_state_shows_the_seat_exactly_its_view(
+        seed: int, grande: bool, players: int, moves: int, tag: int) -> None:
+    """Every visible fact agrees: the made-up state's view of the seat is the seat's view
+    (the last move's effects aside, which are history), and it holds the whole deck."""
+    rs = ruleset_for("grande" if grande else "allegra")
+    game = seed_from_number(seed)
+    state = advance(new_game(rs, players, game), moves, game)
+    if to_act(state) is None:
+        return
+    memories = [Memory() for _ in range(players)]
+    for seat in range(players):
+        v = view(state, seat)
+        memories[seat].see(v)
+        deal = determinize(v, Stream(b"t" * 32, f"test/{tag}/{seat}"), memories[seat])
+        assert replace(view(deal, seat), effects=()) == replace(v, effects=())
+        assert deal.card_count() == rs.deck_size
+        # The made-up deal is the engine's: it plays on to the round's end.
+        assert isinstance(play_out(deal, next(iter(offered_moves(deal, make_bots(["greedy"] * players, game)))),
+                                   seat, deck_mean(rs)), float)
+
+
+def test_a_card_seen_and_buried_in_the_discard_pile_is_not_dealt_again() -> None:
+    """The seat's memory: values seen and now out of sight leave the unseen pool."""
+    rs = ruleset_for("grande")
+    game = seed_from_number(4)
+    state = advance(new_game(rs, 2, game), 30, game)
+    v = view(state, 0)
+    pool, remembered = unseen_pool(v)
+    assert remembered == {}
+    out_of_sight = [c for c in range(rs.deck_size) if c not in _ids_in_sight(v)]
+    some = {c: 13 for c in out_of_sight[:3]}
+    pool2, remembered2 = unseen_pool(v, Memory(v.round_no, some))
+    assert remembered2 == some
+    assert len(pool2) == len(pool) - 3 and pool2.count(13) == pool.count(13) - 3
+
+
+def _ids_in_sight(v: SeatView) -> set[int]:
+    ids = {cv.card for d in v.displays for row in d for cv in row if cv is not None}
+    ids |= {h.card for h in v.hand}
+    if v.discard_top is not None:
+        ids.add(v.discard_top.card)
+    return ids
+
+
+# ------------------------------------------------------------------ whole games
+
+
+@pytest.mark.parametrize(("variant", "players"), [("grande", 2), ("grande", 5), ("allegra", 3), ("allegra", 4)])
+def test_the_strong_bot_answers_every_decision_with_an_offered_move(variant: str, players: int) -> None:
+    """Whole (one-round) games, a strong seat among greedy ones: every call is checked."""
+    seed = seed_from_number(300 + players)
+    bots: list[Bot] = make_bots(["greedy"] * players, seed)
+    checked = Checked(seat_seed(seed, 1), 1)
+    bots[1] = checked
+    state, _ = play_game(short(variant), players, seed, bots)
+    assert to_act(state) is None
+    assert {"reveal", "draw", "play", "turn_up"} <= checked.kinds
+    if variant == "allegra" and players >= ruleset_for("allegra").knock_min_players:
+        assert checked.knock_calls > 0
+
+
+def test_a_seed_fixes_every_strong_game() -> None:
+    a, _ = play_game(short("grande"), 2, seed_from_number(8), [StrongBot(b"s" * 32, QUICK), "greedy"])
+    b, _ = play_game(short("grande"), 2, seed_from_number(8), [StrongBot(b"s" * 32, QUICK), "greedy"])
+    assert state_hash(a) == state_hash(b)
+
+
+def test_levels_are_registered_bots() -> None:
+    assert isinstance(make_bot("strong", b"s"), StrongBot)
+    assert make_bot("hard", b"s").budget == StrongBot(b"s").budget  # type: ignore[attr-defined]
+    assert make_bot("normal", b"s").budget.samples < make_bot("hard", b"s").budget.samples  # type: ignore[attr-defined]
+    assert make_bot("easy", b"s").name == "greedy"
+
+
+def test_only_the_search_module_builds_states() -> None:
+    """DESIGN property 6: the strong bot decides from views; search.py alone makes up states
+    (from a view) and plays them with the engine."""
+    tree = ast.parse((BOTS_DIR / "strong.py").read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            assert not (node.module or "").startswith(("allegra_lan.rules.state", "allegra_lan.rules.engine",
+                                                        "allegra_lan.rules.cards"))
+
+
+# ------------------------------------------------------------------ what the seat cannot see
+
+
+def hidden_cards(state: State, seat: int) -> list[int]:
+    """The card ids whose values `seat` cannot know: closed and not peeked by it, or in the deck."""
+    up, mine = state.up, state.peeked[seat]
+    closed = [c for g in state.grids for c in g.cells if c != HOLE and c not in up and c not in mine]
+    return closed + [c for c in state.deck if state.known[c] is None]
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10_000), grande=st.booleans(), players=st.integers(2, 4),
+       moves=st.integers(0, 120), shuffle=st.randoms(use_true_random=False))
+def test_the_strong_choice_does_not_depend_on_cards_its_seat_cannot_see(
+        seed: int, grande: bool, players: int, moves: int, shuffle) -> None:
+    """Two states that give the seat the same view but deal its unseen cards differently:
+    the strong bot, seeded alike, makes the same choice in both."""
+    rs = ruleset_for("grande" if grande else "allegra")
+    game = seed_from_number(seed)
+    a = advance(new_game(rs, players, game), moves, game)
+    d = to_act(a)
+    if d is None:
+        return
+    seat = d.seat
+    values = list(a.source.deck(a.round_no))  # type: ignore[union-attr]
+    hidden = hidden_cards(a, seat)
+    dealt = [values[c] for c in hidden]
+    shuffle.shuffle(dealt)
+    for c, v in zip(hidden, dealt):
+        values[c] = v
+    b = a.clone()
+    b.source = FixedCards(values, a.round_no, a.source)  # type: ignore[arg-type]
+    b.memo = {}
+    b.effects = list(a.effects)
+    assert view(a, seat) == view(b, seat)
+    legal = offered_moves(a, make_bots(["greedy"] * players, game))
+    choice_a = StrongBot(b"q" * 32, QUICK).choose(view(a, seat), legal)
+    choice_b = StrongBot(b"q" * 32, QUICK).choose(view(b, seat), legal)
+    assert choice_a == choice_b
