@@ -29,8 +29,9 @@ from .board import Board
 from .greedy import Base, GreedyBot, Judge, Weights, m_value
 from .registry import make_bot
 
-HINT_BOT = "greedy"
-"""The bot whose move a hint shows. The lead sets it to "strong" when that bot lands."""
+HINT_BOT = "strong"
+"""The bot whose move a hint shows: "strong" (bots/strong.py, its searching bot), the best
+this package plays; the reason is still told in greedy's rating, which a person can follow."""
 
 HINT_SEED = b"allegra-lan/hint"  # the hinting bot's seed: ties are broken alike every time
 REASON_MAX = 70  # characters: a reason fits an 80-column status line with its prefix
