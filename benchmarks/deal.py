@@ -18,12 +18,21 @@
     peers would, plus the public one) over the seeded deal, same seeds.
 (d) `replay verify` of those games' files: fair over seeded, per game and per move (the
     fair file re-checks every pass and share from the published secrets).
+(e) On 127.0.0.1, one process per peer (benchmarks/net.py's peers, `random` bots, pace
+    0.02 s, one round, `--network`): the deal of a round (from the event before the
+    first shuffle pass, as the host holds it, to the last pass accepted by every peer) for
+    5 peers (Grande, 160 cards) and 2 peers, against the critical path of (b) (the rest
+    is waiting: the wire, the wake-ups, the peers sharing 2 CPUs); one public reveal (a
+    move whose card opens by shares: from its author's append to the batch's last share
+    accepted by every peer) over the propagation of an ordinary move in a seeded game of
+    the same table; and the whole game, fair over seeded.
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
+import sys
 import pstats
 import statistics
 import tempfile
@@ -143,10 +152,55 @@ def verify_seconds(path: Path) -> float:
     return best
 
 
+def network(players: int, variant: str, games: int) -> dict[str, float]:
+    """(e): fair and seeded games of one table over 127.0.0.1 (benchmarks/net.py's peers)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from net import play_one_game  # noqa: E402 (the propagation benchmark's peer processes)
+
+    deals: list[float] = []
+    reveals: list[float] = []
+    moves: list[float] = []
+    seconds = {"fair": 0.0, "seeded": 0.0}
+    with tempfile.TemporaryDirectory() as tmp:
+        for g in range(games):
+            for deal in ("seeded", "fair"):
+                r = play_one_game(Path(tmp) / f"{deal}-{g}", variant, players, 0.02, deal, rounds=1)
+                seconds[deal] += r.seconds
+                recs = r.records
+                kinds = recs[0].kinds
+                last = max(kinds)
+                if deal == "seeded":
+                    for q, kind in kinds.items():
+                        author = next((x for x in recs if q in x.published), None)
+                        if kind not in SETUP and author is not None:
+                            moves.append((max(x.accepted[q] for x in recs) - author.published[q]) / 1e3)
+                    continue
+                shuffles = [q for q in sorted(kinds) if kinds[q] == "deal_shuffle"]
+                start = recs[0].accepted[shuffles[0] - 1]
+                deals.append((max(x.accepted[shuffles[-1]] for x in recs) - start) / 1e9)
+                for q in sorted(kinds):
+                    if kinds[q] in SETUP or kinds[q].startswith("deal_") or q + 1 > last \
+                            or kinds.get(q + 1) != "deal_shares":
+                        continue
+                    end = q + 1
+                    while kinds.get(end + 1) == "deal_shares":
+                        end += 1
+                    author = next((x for x in recs if q in x.published), None)
+                    if author is not None:
+                        reveals.append((max(x.accepted[end] for x in recs) - author.published[q]) / 1e3)
+    return {"deal": statistics.median(deals), "reveal": statistics.median(reveals),
+            "move": statistics.median(moves), "fair_s": seconds["fair"] / games,
+            "seeded_s": seconds["seeded"] / games}
+
+
+SETUP = frozenset({"genesis", "accept", "commit", "reveal", "result"})
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--games", type=int, default=2, help="games of each deal for (c) and (d)")
+    ap.add_argument("--games", type=int, default=2, help="games of each deal for (c), (d) and (e)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--network", action="store_true", help="also (e), over 127.0.0.1 (a minute or two)")
     a = ap.parse_args()
 
     costs = crypto_costs()
@@ -155,8 +209,10 @@ def main() -> None:
         print(f"    {name:42s} {1 / cost:10.0f}")
 
     print(f"(b) one round's deal, {CARDS} cards, in one process (best of 3):")
+    paths: dict[int, float] = {}
     for seats in (2, 5):
         r = deal_round(seats, costs)
+        paths[seats] = r["path"]
         target = 0.5 if seats == 2 else 2.0
         print(f"    {seats} seats: a pass made {r['make'] * 1000:6.1f} ms, checked {r['check'] * 1000:6.1f} ms;"
               f" critical path (a CPU per peer) {r['path']:5.3f} s (target < {target} s on 127.0.0.1),"
@@ -187,6 +243,18 @@ def main() -> None:
     print("(d) replay verify of those files (best of 3 each):")
     print(f"    seeded {mean(s, 2):6.3f} s a game, fair {mean(f, 2):6.3f} s: fair/seeded"
           f" {mean(f, 2) / mean(s, 2):5.1f}x a game, {per_move(f, 2) / per_move(s, 2):5.1f}x a move")
+    if not a.network:
+        return
+    print(f"(e) on 127.0.0.1, one process per peer, random bots, pace 0.02 s, one round, {a.games} games of each deal:")
+    for players, variant, target in ((5, "grande", 2.0), (2, "grande", 0.5)):
+        n = network(players, variant, a.games)
+        print(f"    {players} peers: a round's deal {n['deal']:5.3f} s (target < {target} s), of it the"
+              f" critical path of (b) {paths[players]:5.3f} s ({paths[players] / n['deal'] * 100:3.0f}%),"
+              f" waiting the rest")
+        print(f"      a public reveal {n['reveal'] / 1000:6.1f} ms from the move to its value on every peer,"
+              f" an ordinary move {n['move'] / 1000:5.1f} ms: {n['reveal'] / n['move']:4.1f}x (medians)")
+        print(f"      a whole one-round game {n['fair_s']:5.1f} s fair, {n['seeded_s']:5.1f} s seeded:"
+              f" {n['fair_s'] / n['seeded_s']:4.1f}x")
 
 
 if __name__ == "__main__":

@@ -316,7 +316,8 @@ async def peer_main(args: argparse.Namespace) -> str:
             node = await run_host(Identity.generate(), LOOPBACK, variant=args.variant, players=args.players,
                                   table_name="bench", seats=[SeatSpec("p0", "random")], pin=None,
                                   games_dir=games_dir, say=say, advertise=False, on_listening=listening,
-                                  pace=args.pace)
+                                  pace=args.pace, deal=args.deal,
+                                  options={"rounds": args.rounds} if args.rounds else None)
         else:
             node = await run_guest(Identity.generate(), LOOPBACK, address=(LOOPBACK, args.port),
                                    table_id=bytes.fromhex(args.table_id), seats=[SeatSpec("p", "random")],
@@ -410,12 +411,16 @@ class GameResult:
     replica_cpu_per_event: list[float]  # of which inside its replica (decode, signature, engine)
     frames_in: dict[str, float]  # frames a peer read per event, by message type (mean over peers)
     seconds: float
+    records: list[GameRecord] = field(default_factory=list)  # every peer's, for benchmarks/deal.py
 
 
-def play_one_game(base: Path, variant: str, players: int, pace: float) -> GameResult:
-    """One game, one process per peer; the host first, then every guest at once."""
+def play_one_game(base: Path, variant: str, players: int, pace: float, deal: str = "seeded",
+                  rounds: int = 0) -> GameResult:
+    """One game, one process per peer; the host first, then every guest at once (`deal`
+    and `rounds`, 0: the variant's, for the host's table: benchmarks/deal.py)."""
     base.mkdir(parents=True)
-    common = ["--role", "peer", "--variant", variant, "--players", str(players), "--pace", str(pace)]
+    common = ["--role", "peer", "--variant", variant, "--players", str(players), "--pace", str(pace),
+              "--deal", deal, "--rounds", str(rounds)]
     procs: list[subprocess.Popen[str]] = []
     began = time.monotonic()
     try:
@@ -481,7 +486,7 @@ def play_one_game(base: Path, variant: str, players: int, pace: float) -> GameRe
                       statistics.mean(per_move) if per_move else 0.0,
                       sum(r.items for r in records) / max(events, 1),
                       sum(r.relayed for r in records) / max(events, 1),
-                      writes, cpu, replica_cpu, frames_in, seconds)  # type: ignore[arg-type]
+                      writes, cpu, replica_cpu, frames_in, seconds, records)  # type: ignore[arg-type]
 
 
 @dataclass
@@ -647,6 +652,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--games-dir", help=argparse.SUPPRESS)
     ap.add_argument("--port", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--table-id", help=argparse.SUPPRESS)
+    ap.add_argument("--deal", default="seeded", help=argparse.SUPPRESS)
+    ap.add_argument("--rounds", type=int, default=0, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.role == "echo":
         trio.run(echo_server)
