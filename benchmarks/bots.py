@@ -95,8 +95,16 @@ def percentile(sorted_values: Sequence[float], share: float) -> float:
     return sorted_values[min(len(sorted_values) - 1, int(share * len(sorted_values)))]
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """Bad arguments are one line on stderr and exit status 2, never the usage block."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        sys.exit(2)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="benchmarks/bots.py", description=__doc__.split("\n\n")[0])
+    p = OneLineParser(prog="benchmarks/bots.py", description=__doc__.split("\n\n")[0])
     p.add_argument("--games", type=int, default=20, metavar="N", help="games per set-up (default: 20)")
     p.add_argument("--level", default="hard", help="the bot or level tested (default: hard)")
     p.add_argument("--against", default="greedy", help="the bot at every other seat (default: greedy)")

@@ -96,6 +96,21 @@ def quick_move(state: State) -> Move:
     return next(m for m in moves if not isinstance(m, Give))
 
 
+def greedy_play(state: State, moves: int, seed: bytes) -> State:
+    """`moves` moves of greedy play from `state`, Gives offered as the driver offers them
+    (fewer if the game ends first)."""
+    from allegra_lan.bots.driver import make_bots, offered_moves
+    from allegra_lan.rules import view
+
+    bots = make_bots(["greedy"] * state.players, seed)
+    for _ in range(moves):
+        d = to_act(state)
+        if d is None:
+            break
+        state = apply(state, bots[d.seat].choose(view(state, d.seat), offered_moves(state, bots)))
+    return state
+
+
 def play_until(state: State, done: Callable[[Played], bool], limit: int = 20_000,
                chooser: Callable[[State], Move] = quick_move) -> Played:
     """Apply `chooser`'s moves until `done` says so (checked after every move)."""

@@ -15,10 +15,11 @@ from hypothesis import given, settings, strategies as st
 from allegra_lan.bots import Bot, StrongBot, Budget, make_bot, play_game, seat_seed
 from allegra_lan.bots.driver import make_bots, offered_moves
 from allegra_lan.bots.search import Memory, determinize, play_out, deck_mean, unseen_pool
-from allegra_lan.rules import Move, SeatView, State, apply, new_game, ruleset_for, state_hash, to_act, view
+from allegra_lan.rules import Move, SeatView, State, new_game, ruleset_for, state_hash, to_act, view
 from allegra_lan.rules.cards import FixedCards
 from allegra_lan.rules.rng import Stream, seed_from_number
 from allegra_lan.rules.state import HOLE
+from helpers import greedy_play
 
 BOTS_DIR = pathlib.Path(__file__).resolve().parents[1] / "allegra_lan" / "bots"
 QUICK = Budget(samples=2, candidates=3, closed_at=99)  # searches every decision, small enough for whole games
@@ -30,14 +31,7 @@ def short(variant: str):
 
 
 def advance(state: State, moves: int, seed: bytes) -> State:
-    """`moves` moves of greedy play from `state` (fewer if the game ends)."""
-    bots = make_bots(["greedy"] * state.players, seed)
-    for _ in range(moves):
-        d = to_act(state)
-        if d is None:
-            break
-        state = apply(state, bots[d.seat].choose(view(state, d.seat), offered_moves(state, bots)))
-    return state
+    return greedy_play(state, moves, seed)
 
 
 class Checked(Bot):
@@ -195,3 +189,28 @@ def test_the_strong_choice_does_not_depend_on_cards_its_seat_cannot_see(
     choice_a = StrongBot(b"q" * 32, QUICK).choose(view(a, seat), legal)
     choice_b = StrongBot(b"q" * 32, QUICK).choose(view(b, seat), legal)
     assert choice_a == choice_b
+
+
+# ------------------------------------------------------------------ the benchmark
+
+
+BENCH = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / "bots.py"
+
+
+def test_the_bot_benchmark_prints_wins_intervals_and_times() -> None:
+    import subprocess
+    import sys
+
+    p = subprocess.run([sys.executable, str(BENCH), "--games", "2", "--level", "greedy", "--against", "random",
+                        "--setups", "grande2"], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[0].startswith("greedy against random, 2 games per set-up, seed 1, 1 job")
+    assert lines[1].startswith("  grande 2p: ") and "95% CI" in lines[1] and "target 70%" in lines[1]
+    assert lines[2].startswith("  decisions: ") and "p99" in lines[2]
+    assert lines[3].startswith("  peak memory: ")
+    bad = subprocess.run([sys.executable, str(BENCH), "--level", "clever"], capture_output=True, text=True,
+                         timeout=60)
+    assert bad.returncode == 2 and bad.stdout == ""
+    assert bad.stderr.splitlines() == [
+        "benchmarks/bots.py: error: unknown bot 'clever': choose from easy, greedy, hard, normal, random, strong"]

@@ -2,24 +2,17 @@
 
 from __future__ import annotations
 
-from allegra_lan.bots.driver import make_bots, offered_moves
-from allegra_lan.rules import Slot, apply, full_view, new_game, ruleset_for, to_act, view
+from allegra_lan.rules import Slot, full_view, new_game, ruleset_for, to_act, view
 from allegra_lan.rules.rng import seed_from_number
 from allegra_lan.rules.state import State
 from allegra_lan.tui.screen import (
     UiState, area_layout, make_style, needed_size, render, screen_lines, screen_text,
 )
+from helpers import greedy_play
 
 
 def played(variant: str, players: int, moves: int, seed: int = 3) -> State:
-    s = new_game(ruleset_for(variant), players, seed_from_number(seed))
-    bots = make_bots(["greedy"] * players, b"s" * 32)
-    for _ in range(moves):
-        d = to_act(s)
-        if d is None:
-            break
-        s = apply(s, bots[d.seat].choose(view(s, d.seat), offered_moves(s, bots)))
-    return s
+    return greedy_play(new_game(ruleset_for(variant), players, seed_from_number(seed)), moves, b"s" * 32)
 
 
 NAMES = ("ann", "bob", "cy", "dee", "eve", "fay")

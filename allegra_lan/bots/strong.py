@@ -1,15 +1,18 @@
 """The `strong` bot: greedy's judgement, checked by playing the round out many times.
 
-At each decision with a real choice it takes a few candidate moves (greedy's
-pick and the moves a quick rating likes best), deals the cards its seat
-cannot see in `samples` ways consistent with all it has seen
-(`search.determinize`), and plays each candidate in each deal to the end of
+Near the round's end (the end triggered, or a display with `closed_at` or
+fewer closed cards), at each decision with a real choice, it takes a few
+candidate moves (greedy's pick and the moves a quick rating likes best),
+deals the cards its seat cannot see in `samples` ways consistent with all
+it has seen (`search.determinize`), and plays each candidate in each deal to the end of
 the round with the quick playout policy (`search.play_round`). Every
 candidate meets the same deals (common random numbers), so the comparison is
 between paired playouts and their noise mostly cancels. A candidate replaces
 greedy's pick only when it beats it on average by more than `margin` points
-and by more than one standard error of the paired differences: when the
+and by more than `sure` standard errors of the paired differences: when the
 playouts cannot tell, greedy's one-move judgement is the better guide.
+Earlier in a round greedy's pick stands: a cheap policy's play of a long
+future judged worse than greedy does (docs/bots.md has the measurements).
 
 The budget is counted in playouts (samples x candidates), so a seed fixes
 every game; the wall-clock cap (`seconds`) is a safety that stops adding
@@ -50,7 +53,7 @@ class Budget:
 
 LEVELS: dict[str, Budget] = {
     "normal": Budget(samples=8, candidates=4),
-    "hard": Budget(samples=16, candidates=5),
+    "hard": Budget(samples=40, candidates=6),
 }
 
 
