@@ -24,7 +24,7 @@ from allegra_lan.net.peer import Peer, SeatSpec
 from allegra_lan.net.peer.config import PAUSE_NOTE_EVERY
 from allegra_lan.rules import legal_moves, ruleset_for
 from allegra_lan.table import Stage, Table, fold, move_body
-from test_peer import TABLE, Disk, entropy, ident, run, seats_of, timeless, two_seats_one_person
+from peer_helpers import TABLE, Disk, entropy, ident, run, seats_of, timeless, two_seats_one_person
 
 
 def fair_alone(variant: str, players: int, seed: str = "fair") -> Peer:
