@@ -775,6 +775,20 @@ def test_seed_631998_a_peer_linked_again_at_the_end_of_linger_gets_the_end() -> 
     assert any(" -> 0 events from 12" in line for line in r.trace)
 
 
+def test_seed_655064_a_resumed_peer_admits_every_seated_peer_of_the_genesis() -> None:
+    """Seed 655064 of the long run (ALLEGRA, 6 seats, found on eee1d8c): node 0, the host,
+    went for good while node 4 was killed and resumed from its .seats file, whose lobby was
+    saved before the host's last lobby reached it and lacked node 2's claim. So the resumed
+    node 4 turned node 2's every dial away ("this table admits only its seated peers now"),
+    node 2 counted seat 4 missing too and said no to every takeover of seat 0, and the game
+    waited for ever. A peer now admits the genesis's seat keys as well as its lobby's owners
+    (`Peer.expected_keys`)."""
+    r = run_seed(655064, verbose=True)
+    assert r.ok, r.failures
+    assert r.faults["gone"] == 1 and r.faults["kill"] == 1 and r.facts["takeover"] >= 1
+    assert not any("admits only its seated peers" in line for line in r.trace)
+
+
 # ---------------------------------------------------------------- the fair deal (issue 12)
 
 

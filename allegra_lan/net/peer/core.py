@@ -306,10 +306,15 @@ class Peer(Lobbying, Playing, TakingOver):
 
     def expected_keys(self) -> set[bytes] | None:
         """Who may connect: anyone while the lobby is open; once it started, the seated
-        peers, and anyone at a table whose host allowed (read-only) spectators."""
+        peers, and anyone at a table whose host allowed (read-only) spectators. The seated
+        peers are the lobby's owners and the genesis's seat keys (a peer plays its first seat
+        with its own key): a peer resumed from a .seats file saved before the host's last
+        lobby reached it lacks some owners, and must not turn them away for good (simulator
+        seed 655064: the host gone, a resumed peer refused a seated one, so neither could
+        agree to a takeover and the game waited for ever)."""
         if self.table.genesis is None or self.lobby is None or self.lobby.spectators:
             return None
-        return self.lobby.owners()
+        return self.lobby.owners() | {s.key for s in self.table.genesis.seats}
 
     @staticmethod
     def keeps_new_link(me: bytes, key: bytes, old_dialled_by: bytes, new_dialled_by: bytes) -> bool:
