@@ -72,7 +72,7 @@ class Stage(StrEnum):
     REVEAL = "reveal"
     PLAY = "play"
     RESULT = "result"  # every seat signs the round that just ended (log/results.py)
-    DEAL = "deal"  # the fair deal owes an event: keys, escrow, a shuffle, shares, a secret
+    DEAL = "dealing"  # the fair deal owes an event: keys, escrow, a shuffle, shares, a secret
     OVER = "over"
 
 

@@ -33,7 +33,7 @@ from allegra_lan.table import Table, fold, move_body
 ROOT = Path(__file__).resolve().parents[1]
 MANIFEST = json.loads((ROOT / "replays" / "manifest.json").read_text(encoding="utf-8"))
 FINGERPRINT = re.compile(r"[A-Z2-7]{4}-[A-Z2-7]{4}-[A-Z2-7]{4}-[A-Z2-7]{4}")
-SEAT_ROW = re.compile(r"\s*(\d+)\s+(\S+)\s+(\d+)\s+(-?\d+\.\d\d)\s+(\d+\.\d\d)")
+SEAT_ROW = re.compile(r"\s*(\d+)\s+(\S+)\s+(\d+)\s+\d\.\d\d \(\d\.\d\d-\d\.\d\d\)\s+(-?\d+\.\d\d)\s+(\d+\.\d\d)")
 OK_LINE = re.compile(r"OK  (\S+)  \((\d+) events, finished: ([-\d ]+); results signed by every seat\)")
 
 # Two small simulations: ALLEGRA with knocking (3 seats) and Grande with 2.

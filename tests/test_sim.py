@@ -511,12 +511,21 @@ def test_every_option_that_shapes_a_run_is_in_its_replay_command() -> None:
 
 def test_the_deal_is_in_the_replay_command_and_draws_the_same_scenario() -> None:
     """`--deal fair` is an option of the run, not of the draw: a seed names the same
-    faults and peers under either deal, and a seeded run's replay command is what it was."""
+    faults and peers under either deal (but that a fair run's seated adversary may be drawn,
+    aside, as a dishonest dealer), and a seeded run's replay command is what it was."""
     fair = Options(deal="fair")
     assert replay_command(7, fair) == "python -m allegra_lan.sim --seed 7 --deal fair"
+    dealers = 0
     for s in range(20):
         a, b = scenario(s), scenario(s, fair)
-        assert (a.nodes, a.faults, a.links, a.rounds) == (b.nodes, b.faults, b.links, b.rounds)
+        assert (a.faults, a.links, a.rounds) == (b.faults, b.links, b.rounds)
+        for x, y in zip(a.nodes, b.nodes, strict=True):
+            if y.adversary == "dealer":
+                dealers += 1
+                assert x.adversary is not None and x.seats == y.seats
+            else:
+                assert x == y
+    assert dealers > 0
 
 
 @pytest.mark.parametrize("seed", [7, 11])

@@ -36,7 +36,7 @@ def test_members_are_the_strings_the_logs_carry() -> None:
     assert [k.value for k in DecisionKind] == [
         "reveal", "draw", "draw_second", "play", "turn_up", "peek_line", "peek_card",
         "replace_open", "place_given", "exchange"]
-    assert [s.value for s in Stage] == ["genesis", "accept", "commit", "reveal", "play", "result", "over"]
+    assert [s.value for s in Stage] == ["genesis", "accept", "commit", "reveal", "play", "result", "dealing", "over"]
     for member in [*Variant, *DecisionKind, *Stage]:
         # Equal, hashed, formatted and packed as its string: dicts keyed by the old strings,
         # f-strings, json and msgpack see no difference.
