@@ -364,3 +364,22 @@ def test_a_seeded_takeover_carries_no_pieces() -> None:
     with pytest.raises(Refused) as e:
         t.append(signed)
     assert "seeded game" in e.value.reason
+
+
+@settings(max_examples=60, deadline=None)
+@given(release=st.lists(st.one_of(
+    st.tuples(st.integers(0, 3), st.integers(0, 3), st.binary(min_size=32, max_size=32)).map(list),
+    values), max_size=4))
+def test_any_release_of_a_fair_takeover_is_taken_or_refused_never_raises(release: list[Any]) -> None:
+    """The takeover's `release` pieces, arbitrary (of the right shape or of none): the table
+    takes the takeover only with every staying seat's right piece, refuses it in one line
+    otherwise, and raises nothing else."""
+    g = gone_at_shares(3, 2, "release-any")
+    seq = g.table.seq
+    signed, _ = fair_takeover(g, [2], release=release)
+    try:
+        g.table.append(signed)
+    except Refused as e:
+        assert g.table.seq == seq and e.reason and "\n" not in e.reason
+    else:
+        assert g.table.ledger.adopted == {2: g.seat_tables[2].secret}  # type: ignore[union-attr]
