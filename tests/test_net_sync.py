@@ -12,9 +12,9 @@ from allegra_lan.local import LocalGame, Player, derived
 from allegra_lan.log.envelope import sign_event
 from allegra_lan.log.identity import Identity
 from allegra_lan.net.sync import GAP_WAIT, IDLE_HAVE, Replica
-from allegra_lan.rules import legal_moves, ruleset_for, to_act
+from allegra_lan.rules import legal_moves, move_from_dict, ruleset_for, to_act
 from allegra_lan.rules.rng import Stream
-from allegra_lan.table import Table
+from allegra_lan.table import Table, move_body
 from bus import Bus, key_of
 
 
@@ -449,3 +449,43 @@ def test_relay_targets_are_the_peers_the_source_does_not_reach() -> None:
     assert r.relay_targets(x) == [z] and r.relay_targets(y) == [z]  # z has said nothing
     r.relay = False
     assert r.relay_targets(x) == [y, z]
+
+
+def test_a_peer_back_with_its_run_unconfirmed_still_shows_twins_before_the_run() -> None:
+    """Seed 661167 of the long run: a forker showed each side one twin of its event while
+    a peer was down; that peer came back with its own bots' events after the twin not yet
+    confirmed by anyone (`alone_from`), and the other side, one event short of that run,
+    said `have` at the twin. Asking from the run's start could not mend a log that parts
+    before it: the other side answered with its `have` again, each waited for the other,
+    and the twins were never compared. Now the twin ahead of the run is sent at once."""
+    g = a_game()
+    events = g.table.events
+    # Event k is by one seat, k + 1 by another: k will have a twin, k + 1 is b's own run.
+    k = next(i for i in range(30, len(events) - 1)
+             if events[i].author != events[i + 1].author and events[i].kind == "place")
+    before = Table()
+    for ev in events[:k]:
+        before.append(ev.signed)
+    assert before.state is not None
+    mine = move_from_dict({"move": events[k].kind, **events[k].body})
+    other = next(m for m in legal_moves(before.state) if m != mine)
+    seat = g.table.seat_of(events[k].author)
+    assert seat is not None
+    kind, body = move_body(other)
+    twin = sign_event(g.players[seat].identity.key, game=events[k].game, seq=k,
+                      prev=events[k].prev, kind=kind, body=body)
+    assert twin.seq == k and twin.author == events[k].author and twin.signed != events[k].signed
+
+    bus = Bus(["a", "b"])
+    for ev in events[:k]:
+        bus.r["a"].publish(ev.signed)
+    bus.r["a"].publish(twin.signed)
+    for ev in events[:k + 2]:
+        bus.r["b"].publish(ev.signed)
+    bus.r["b"].resumed({events[k + 1].author})
+    assert bus.r["b"].alone_from == k + 1
+    bus.link("a", "b")
+    bus.run()
+    a = bus.r["a"]
+    assert a.fork is not None and {a.fork.first.signed, a.fork.second.signed} == {
+        twin.signed, events[k].signed}

@@ -798,6 +798,20 @@ def test_seed_655064_a_resumed_peer_admits_every_seated_peer_of_the_genesis() ->
     assert not any("admits only its seated peers" in line for line in r.trace)
 
 
+def test_seed_661167_twins_before_a_resumed_peers_own_run_are_compared() -> None:
+    """Seed 661167 of the long run (Grande, 4 seats, found on eee1d8c): node 2 forked at
+    seq 31 while node 1 was down; node 1 came back with its bots' events 33-34 unconfirmed
+    and node 0 one twin short of them. Node 1 answered node 0's `have 32` by asking from 33
+    (where it went on alone), node 0 answered with `have 32` again, and the game waited for
+    ever with the two logs parted at 31. The rewind now applies only where the logs may part
+    at or after the run alone (`Replica._rewind`), so node 1 shows its twin and every
+    honest peer stops with one fork proof."""
+    r = run_seed(661167, verbose=True)
+    assert r.ok, r.failures
+    assert r.outcome == "stopped" and r.faults["forking"] == 1 and r.faults["kill"] >= 1
+    assert any("node 0 keeps a fork proof" in line for line in r.trace)
+
+
 # ---------------------------------------------------------------- the fair deal (issue 12)
 
 

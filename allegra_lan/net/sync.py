@@ -282,7 +282,7 @@ class Replica:
             if k is not None:
                 return [(peer, m) for m in self._batch(k)]
             # ...if we went on alone, ask from there (a takeover may stand in our place)...
-            rewind = self._rewind(peer)
+            rewind = self._rewind(peer, seq - 1)
             if rewind is not None:
                 return rewind
             # ...else it is a fault, and the peer gets the events we hold up to there (a
@@ -407,8 +407,9 @@ class Replica:
                  early: bool = False) -> None:
         """An event `peer` sent that we did not take (nothing after it in its message is read;
         `early`: it came ahead of its seq and was kept until now)."""
-        if r.fault in ("seq", "prev"):
-            rewind = self._rewind(peer)
+        if r.fault in ("seq", "prev") and r.seq is not None:
+            # (a `prev` refusal: the logs part before r.seq; a seq taken by another: at it)
+            rewind = self._rewind(peer, r.seq - 1 if r.fault == "prev" else r.seq)
             if rewind:  # the peer's history parts from ours where we went alone
                 out.extend(rewind)
                 return
@@ -487,12 +488,17 @@ class Replica:
                 return k
         return None
 
-    def _rewind(self, peer: Peer) -> list[Send] | None:
+    def _rewind(self, peer: Peer, parts: int) -> list[Send] | None:
         """Ask `peer` again from where we went on alone: a takeover may stand there in its
-        history. [] while that question is open; None if we never went alone, or if what we
-        wrote alone starts with a takeover (then ours is the history that stands)."""
+        history. [] while that question is open; None if we never went alone, if what we
+        wrote alone starts with a takeover (then ours is the history that stands), or if the
+        logs part at `parts` or before, ahead of our run alone: asking from the run's start
+        cannot mend that, and a peer that holds fewer events than the run's start would
+        answer only with its `have` again, each side waiting for the other (seed 661167: a
+        forker showed each side one twin while we were down; we came back with our bots'
+        run unconfirmed, and the twins were never compared)."""
         start = self.alone_from
-        if start is None or not 0 < start < self.table.seq:
+        if start is None or not 0 < start < self.table.seq or parts < start:
             return None
         if self.table.events[start].kind == TAKEOVER:
             return None
