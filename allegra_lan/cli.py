@@ -19,7 +19,7 @@ from typing import Callable, Iterator, NoReturn, Sequence
 
 from allegra_lan import __version__
 from allegra_lan.files import FileRefused, WriteFailed
-from allegra_lan.netargs import add_network_arguments, add_profile_argument
+from allegra_lan.netargs import add_network_arguments, add_profile_argument, rounds_arg
 from allegra_lan.tool_args import (
     add_diff_arguments, add_export_arguments, add_show_arguments, add_standings_arguments,
     add_verify_arguments,
@@ -239,6 +239,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="deal from this number: the same number, the same deal (default: random)")
     play.add_argument("--pace", type=float, default=0.7, metavar="SECONDS",
                       help="how long each bot move and each clearing step is shown (default: 0.7)")
+    play.add_argument("--rounds", type=rounds_arg, default=None, metavar="N",
+                      help="rounds the game lasts (1 to 20; default: the variant's, 3)")
     play.add_argument("--name", default="", help="your name at the table (default: your login name)")
     add_profile_argument(play)
     play.set_defaults(handler=_cmd_play, prog="allegra play")

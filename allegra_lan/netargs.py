@@ -106,6 +106,7 @@ def _whole(unit: str, lo: int, hi: int) -> Callable[[str], int]:
 
 _takeover = _whole("seconds", 0, 3600)
 _rounds = _whole("rounds", 1, 20)
+rounds_arg = _rounds  # `allegra play --rounds` reads it as `host --rounds` does
 
 
 def _pace(text: str) -> float:
@@ -203,4 +204,5 @@ def add_network_arguments(sub: argparse._SubParsersAction) -> None:
     r.set_defaults(handler=_net("resume"), prog="allegra resume")
 
 
-__all__ = ["BOT_NAMES", "resume_command", "interface_arg", "profile_arg", "add_profile_argument", "add_network_arguments"]
+__all__ = ["BOT_NAMES", "resume_command", "interface_arg", "profile_arg", "add_profile_argument",
+           "add_network_arguments", "rounds_arg"]

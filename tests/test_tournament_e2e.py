@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import base64
 import csv
+import fcntl
 import io
 import json
+import pickle
 import re
 import shutil
 import subprocess
@@ -32,7 +34,6 @@ import time
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -133,9 +134,27 @@ def _forge(source: Path, out: Path) -> str:
     return last.game.hex()
 
 
-@pytest.fixture(scope="module")
-def tournament(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tournament]:
-    base = tmp_path_factory.mktemp("tournament")
+@pytest.fixture(scope="session")
+def tournament(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Tournament:
+    """The tournament, played once per run: under pytest-xdist the first worker to ask plays
+    it in the run's shared temporary folder (under a lock) and the others read it from there
+    (the pattern of xdist's docs); the tests only read its files. Built per worker, or per
+    module, it was the slowest part of the suite."""
+    if worker_id == "master":  # no xdist
+        return _play_tournament(tmp_path_factory.mktemp("tournament"))
+    shared = tmp_path_factory.getbasetemp().parent  # this run's, shared by its workers
+    done = shared / "tournament.pickle"
+    with open(shared / "tournament.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if done.exists():
+            return pickle.loads(done.read_bytes())
+        t = _play_tournament(shared / "tournament")
+        done.write_bytes(pickle.dumps(t))
+        return t
+
+
+def _play_tournament(base: Path) -> Tournament:
+    base.mkdir(exist_ok=True)
     home = base / "club"  # one data directory; a profile (key) per player
     home.mkdir()
     keys = {}
@@ -185,19 +204,31 @@ def tournament(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tournament]
     assert sim.returncode == 0, sim.stderr
     forged = folder / "forged.allegra"
     forged_game = _forge(next(extra.glob("*.allegra")), forged)
-    yield Tournament(home, plan, players, folder, keys, rounds, peer_files, copied, cut, forged, forged_game)
+    return Tournament(home, plan, players, folder, keys, rounds, peer_files, copied, cut, forged, forged_game)
+
+
+_GAMES: dict[Path, dict[str, tuple[GameSeen, list[Path]]]] = {}  # the folder -> its games, read once
 
 
 def _expected_games(t: Tournament) -> dict[str, tuple[GameSeen, list[Path]]]:
-    """The games of the peers' files (and the copy), by game, read here."""
-    out: dict[str, tuple[GameSeen, list[Path]]] = {}
+    """The games of the peers' files (and the copy), by game, read here. Files whose logs
+    and Game tags are the same bytes read alike, so one of them is read with the commands
+    (twice per file, over 22 files, in five tests, was the slowest part of the suite)."""
+    if t.folder in _GAMES:
+        return _GAMES[t.folder]
+    alike: dict[tuple[str, tuple[bytes, ...]], list[Path]] = {}
     for f in t.peer_files + [t.copied]:
-        g = read_game(f)
-        if g.game in out:
-            assert out[g.game][0] == g, f"copies of one game read differently: {f}"
-            out[g.game][1].append(f)
+        replay = read_replay(f)
+        alike.setdefault((replay.tags.get("Game", ""), tuple(replay.events)), []).append(f)
+    out: dict[str, tuple[GameSeen, list[Path]]] = {}
+    for files in alike.values():
+        g = read_game(files[0])
+        if g.game in out:  # copies of one game whose bytes differ must still read alike
+            assert out[g.game][0] == g, f"copies of one game read differently: {files[0]}"
+            out[g.game][1].extend(files)
         else:
-            out[g.game] = (g, [f])
+            out[g.game] = (g, files)
+    _GAMES[t.folder] = out
     return out
 
 

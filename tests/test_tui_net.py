@@ -357,7 +357,21 @@ def test_without_bot_and_without_a_terminal_the_commands_say_so(tmp_path: Path) 
 def test_allegra_knocks_at_a_networked_table_in_the_client(tmp_path: Path) -> None:
     """Three seats of ALLEGRA: the person, the host's own bot (b) and a bot peer. The
     knock window opens for the person after the others' deck draws (k knocks), and the
-    person gives a drawn card to a bot that knocked; the game ends, logs identical."""
+    person gives a drawn card to a bot that knocked; the game ends, logs identical.
+
+    A network game's deal comes from fresh nonces, so whether a bot knocks on the person's
+    draw in 3 rounds depends on the cards (one loaded run in many had no such knock): a
+    game without one is played again, at most three in all."""
+    for attempt in range(3):
+        p = _knock_game(tmp_path / f"game{attempt}")
+        assert p.knock_windows > 0, "the knock window never opened for the person"
+        assert any("you knocked" in s for s in p.screens)
+        if p.gave > 0:
+            break
+    assert p.gave > 0, "in three games the person never had a knocker to give a drawn card to"
+
+
+def _knock_game(tmp_path: Path) -> Person:
     table = unique_table("tuiknock")
     games = tmp_path / "host"
     client = NetClient(Identity.from_seed(b"tui-net-knock" * 2),
@@ -380,10 +394,7 @@ def test_allegra_knocks_at_a_networked_table_in_the_client(tmp_path: Path) -> No
         assert not client.failed, client.message
         guest.finishes()
         same_log(games, guest)
-    p = seen[0]
-    assert p.knock_windows > 0, "the knock window never opened for the person"
-    assert p.gave > 0, "the person never had a knocker to give a drawn card to"
-    assert any("you knocked" in s for s in p.screens)
+    return seen[0]
 
 
 def test_a_person_away_too_long_is_replaced_by_a_bot_and_follows_on_resume(tmp_path: Path) -> None:

@@ -285,6 +285,8 @@ def test_play_argument_errors_are_one_line(tmp_path: Path) -> None:
         (["--variant", "poker"], "invalid choice"),
         (["--seed", "x"], "invalid int value"),
         (["--pace", "-1"], "--pace must be 0 to 60"),
+        (["--rounds", "0"], "--rounds: must be 1 to 20 rounds"),
+        (["--rounds", "two"], "not a whole number of rounds: 'two'"),
         (["--seed", "-3"], "--seed must be 0 or more"),
         ([], "needs a terminal"),
     ):

@@ -25,7 +25,7 @@ from allegra_lan.tags import log_tags
 from allegra_lan.log.identity import Identity, IdentityError, data_dir, load_or_create
 from allegra_lan.files import WriteFailed
 from allegra_lan.log.replay import ReplayWriter, game_stem
-from allegra_lan.rules import RulesetError, Variant, ruleset_for
+from allegra_lan.rules import RulesetError, Variant, ruleset_for, ruleset_from_dict
 
 from .app import Pace, PlayClient, make_application
 
@@ -43,6 +43,7 @@ class PlayArgs:
     bots: tuple[str, ...] = ("greedy",)
     seed: int | None = None
     name: str = ""
+    rounds: int | None = None  # None: the variant's default
 
 
 def parse_bots(text: str, players: int) -> tuple[str, ...]:
@@ -115,6 +116,8 @@ def start_game(args: PlayArgs, me: Identity, games_dir: Path) -> tuple[LocalGame
     check(args)
     bots = parse_bots(",".join(args.bots), args.players)
     ruleset = ruleset_for(args.variant)
+    if args.rounds is not None:  # as a host's --rounds sets it (net/peer/core.py)
+        ruleset = ruleset_from_dict({**ruleset.to_dict(), "rounds": args.rounds})
     n = args.players
     if args.seed is not None:
         setup = simulated_setup(args.seed, 1, n)
@@ -150,7 +153,8 @@ def run_play(args: argparse.Namespace) -> int:
     if args.pace < 0 or args.pace > 60:
         raise UsageError(prog, "--pace must be 0 to 60 seconds")
     pargs = PlayArgs(variant=args.variant, players=args.players,
-                     bots=tuple(args.bots.split(",")), seed=args.seed, name=args.name.strip())
+                     bots=tuple(args.bots.split(",")), seed=args.seed, name=args.name.strip(),
+                     rounds=getattr(args, "rounds", None))
     try:
         check(pargs)
         parse_bots(args.bots, args.players)
