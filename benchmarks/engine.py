@@ -7,7 +7,9 @@ their views, exactly as `allegra simulate` does, on one thread. Two figures
 per variant:
 
 - apply() calls per second, timing apply() alone (the bots, views and
-  legal-move lists around it are not counted);
+  legal-move lists around it are not counted), and beside it the same
+  moves of the same games through `apply_in_place` (the search's playout
+  path: no copy of the state, issue 14), with the ratio of the two;
 - whole games per second, everything included (deal, views, legal moves,
   the knock window, bot decisions, apply, statistics), through the same
   driver `allegra simulate` uses.
@@ -29,9 +31,9 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from allegra_lan.bots import make_bots, offered_moves, play_game  # noqa: E402
-from allegra_lan.rules import apply, ruleset_for, to_act, view  # noqa: E402
+from allegra_lan.rules import Move, apply, ruleset_for, to_act, view  # noqa: E402
 from allegra_lan.rules.rng import seed_from_number  # noqa: E402
-from allegra_lan.rules.engine import new_game  # noqa: E402
+from allegra_lan.rules.engine import apply_in_place, new_game  # noqa: E402
 
 PLAYERS = 4
 SEED = 2024
@@ -39,26 +41,38 @@ TARGET_APPLY = 30_000.0  # apply() calls per second
 TARGET_GAMES = {"grande": 25.0}  # whole games per second (ALLEGRA has no target)
 
 
-def apply_rate(variant: str, games: int) -> tuple[float, int]:
-    """apply() calls per second over `games` games, timing apply() alone; and the calls made."""
+def apply_rate(variant: str, games: int) -> tuple[float, float, int]:
+    """apply() calls per second over `games` games, timing apply() alone; the same moves of
+    the same games through apply_in_place, timed alike; and the calls made."""
     ruleset = ruleset_for(variant)
     spent = 0.0
     calls = 0
     clock = time.perf_counter
+    played: list[tuple[bytes, list[Move]]] = []
     for g in range(games):
         seed = seed_from_number(SEED, g)
         bots = make_bots(["random"] * PLAYERS, seed)
         state = new_game(ruleset, PLAYERS, seed)
+        moves: list[Move] = []
         while True:
             d = to_act(state)
             if d is None:
                 break
             move = bots[d.seat].choose(view(state, d.seat), offered_moves(state, bots))
+            moves.append(move)
             t0 = clock()
             state = apply(state, move)
             spent += clock() - t0
             calls += 1
-    return calls / spent, calls
+        played.append((seed, moves))
+    in_place = 0.0
+    for seed, moves in played:
+        state = new_game(ruleset, PLAYERS, seed)
+        for move in moves:
+            t0 = clock()
+            apply_in_place(state, move)
+            in_place += clock() - t0
+    return calls / spent, calls / in_place, calls
 
 
 def game_rate(variant: str, games: int) -> float:
@@ -97,12 +111,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"engine benchmark: {PLAYERS} players, 3 rounds, random bots through views, "
           f"{args.games} games per figure, one thread, Python {sys.version.split()[0]}")
     for variant in ("grande", "allegra"):
-        rate, calls = apply_rate(variant, args.games)
+        rate, in_place, calls = apply_rate(variant, args.games)
         games = game_rate(variant, args.games)
         title = ruleset_for(variant).title
         print(f"{title}:")
         print(f"  apply() calls/s: {rate:10.0f}   target {TARGET_APPLY:8.0f}   "
               f"ratio {rate / TARGET_APPLY:5.2f}   ({calls / args.games:.0f} calls a game)")
+        print(f"  apply_in_place:  {in_place:10.0f}   the same moves, no copy: "
+              f"{in_place / rate:5.2f}x apply()")
         target = TARGET_GAMES.get(variant)
         if target is None:
             print(f"  whole games/s:   {games:10.2f}   (no target)")

@@ -214,3 +214,20 @@ def test_the_bot_benchmark_prints_wins_intervals_and_times() -> None:
     assert bad.returncode == 2 and bad.stdout == ""
     assert bad.stderr.splitlines() == [
         "benchmarks/bots.py: error: unknown bot 'clever': choose from easy, greedy, hard, normal, random, strong"]
+
+
+def test_the_engine_benchmark_sets_apply_in_place_beside_apply() -> None:
+    """benchmarks/engine.py times the search's playout path on the very moves it times
+    `apply` on, and prints the ratio (issue 14: the new figures beside today's)."""
+    import re
+    import subprocess
+    import sys
+
+    engine = BENCH.with_name("engine.py")
+    p = subprocess.run([sys.executable, str(engine), "--games", "1"], capture_output=True, text=True,
+                       timeout=300)
+    assert p.returncode == 0, p.stderr
+    for title in ("ALLEGRA Grande:", "ALLEGRA:"):
+        part = p.stdout.split(title + "\n", 1)[1].splitlines()
+        assert part[0].lstrip().startswith("apply() calls/s:"), part
+        assert re.match(r"  apply_in_place: +\d+ +the same moves, no copy: +\d+\.\d\dx apply\(\)$", part[1]), part
