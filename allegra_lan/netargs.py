@@ -105,8 +105,7 @@ def _whole(unit: str, lo: int, hi: int) -> Callable[[str], int]:
 
 
 _takeover = _whole("seconds", 0, 3600)
-_rounds = _whole("rounds", 1, 20)
-rounds_arg = _rounds  # `allegra play --rounds` reads it as `host --rounds` does
+rounds_arg = _whole("rounds", 1, 20)  # `host --rounds` and `play --rounds`
 
 
 def _pace(text: str) -> float:
@@ -159,7 +158,7 @@ def add_network_arguments(sub: argparse._SubParsersAction) -> None:
     h.add_argument("--takeover-after", type=_takeover, default=120, metavar="S",
                    help="seconds a player may be away before the other seats may agree to let a "
                         "bot play their seat (0: never; default: 120)")
-    h.add_argument("--rounds", type=_rounds, default=None, metavar="N",
+    h.add_argument("--rounds", type=rounds_arg, default=None, metavar="N",
                    help="rounds the game lasts (1 to 20; default: the variant's, 3)")
     h.add_argument("--deal", choices=["fair", "seeded"], default="fair",
                    help="how the cards are dealt: fair (default: no peer can read a card the "

@@ -314,8 +314,7 @@ def test_a_whole_game_by_keys_at_80x24_reads_right_from_deal_to_final_scores(
         pane_factory: Callable[[list[str]], Pane], tmp_path: Path,
         variant: str, players: int, seed: int, rounds: int) -> None:
     names = names_of(players)
-    more = ("--rounds", str(rounds)) if variant == "allegra" else ()
-    pane = start(pane_factory, variant, players, seed, *more)
+    pane = start(pane_factory, variant, players, seed, "--rounds", str(rounds))
     me = Player(pane, 80, 24, names, variant)
     pane.wait_for(lambda s: "to act:" in s, "the deal", timeout=60)
     deadline = time.monotonic() + 400  # generous: the suite runs under load

@@ -23,7 +23,7 @@ from .moves import (
 )
 from .ruleset import (
     JOKER, AllegraRuleset, GrandeRuleset, Ruleset, RulesetError, Variant, ruleset_for,
-    ruleset_from_dict,
+    ruleset_from_dict, ruleset_with,
 )
 from .state import HOLE, Decision, DecisionKind, Phase, RoundResult, State, state_hash
 from .view import CardView, HandCard, SeatView, full_view, view
@@ -36,7 +36,8 @@ __all__ = [
     "Move", "MoveError", "PeekCard", "PeekLine", "Place", "ReplaceOpen", "Slot", "Swap",
     "TakeDiscard", "TurnUp", "describe_move", "move_from_dict", "move_name",
     "move_to_dict", "JOKER", "AllegraRuleset", "GrandeRuleset", "Ruleset",
-    "RulesetError", "Variant", "ruleset_for", "ruleset_from_dict", "HOLE", "Decision",
+    "RulesetError", "Variant", "ruleset_for", "ruleset_from_dict", "ruleset_with", "HOLE",
+    "Decision",
     "DecisionKind", "Phase",
     "RoundResult", "State", "state_hash", "CardView", "HandCard", "SeatView",
     "full_view", "view",

@@ -334,8 +334,9 @@ def apply_in_place(state: State, move: Move) -> None:
 
     For a search's playouts only, on a state the searcher made and owns: a playout applies
     hundreds of moves to a throwaway state, and the clone `apply` makes of each is about
-    40% of its cost (benchmarks/engine.py: the same moves run 1.66x as fast here). An illegal move may leave `state` half changed, so a caller offers only
-    moves `legal_moves` gave."""
+    40% of its cost (benchmarks/engine.py: the same moves run 1.66x as fast here). An
+    illegal move may leave `state` half changed, so a caller offers only moves
+    `legal_moves` gave."""
     if state.phase is Phase.OVER:
         raise IllegalMove("the game is over")
     handler = _HANDLERS.get(type(move))

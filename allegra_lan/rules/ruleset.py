@@ -227,7 +227,13 @@ def ruleset_from_dict(d: Any) -> Ruleset:
     return cls(**kwargs)
 
 
+def ruleset_with(variant: str, options: dict[str, Any] | None) -> Ruleset:
+    """A variant's default ruleset with some fields set otherwise (a host's or a player's
+    `--rounds`), checked field by field as a ruleset read from a log is."""
+    return ruleset_from_dict({**ruleset_for(variant).to_dict(), **(options or {})})
+
+
 __all__ = [
     "JOKER", "ALLEGRA_COUNTS", "GRANDE_COUNTS", "AllegraRuleset", "GrandeRuleset",
-    "Ruleset", "RulesetError", "Variant", "ruleset_for", "ruleset_from_dict",
+    "Ruleset", "RulesetError", "Variant", "ruleset_for", "ruleset_from_dict", "ruleset_with",
 ]

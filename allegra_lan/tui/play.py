@@ -25,7 +25,7 @@ from allegra_lan.tags import log_tags
 from allegra_lan.log.identity import Identity, IdentityError, data_dir, load_or_create
 from allegra_lan.files import WriteFailed
 from allegra_lan.log.replay import ReplayWriter, game_stem
-from allegra_lan.rules import RulesetError, Variant, ruleset_for, ruleset_from_dict
+from allegra_lan.rules import RulesetError, Variant, ruleset_for, ruleset_with
 
 from .app import Pace, PlayClient, make_application
 
@@ -115,9 +115,7 @@ def start_game(args: PlayArgs, me: Identity, games_dir: Path) -> tuple[LocalGame
     the setup events, fsynced as every later event is)."""
     check(args)
     bots = parse_bots(",".join(args.bots), args.players)
-    ruleset = ruleset_for(args.variant)
-    if args.rounds is not None:  # as a host's --rounds sets it (net/peer/core.py)
-        ruleset = ruleset_from_dict({**ruleset.to_dict(), "rounds": args.rounds})
+    ruleset = ruleset_with(args.variant, None if args.rounds is None else {"rounds": args.rounds})
     n = args.players
     if args.seed is not None:
         setup = simulated_setup(args.seed, 1, n)
@@ -154,7 +152,7 @@ def run_play(args: argparse.Namespace) -> int:
         raise UsageError(prog, "--pace must be 0 to 60 seconds")
     pargs = PlayArgs(variant=args.variant, players=args.players,
                      bots=tuple(args.bots.split(",")), seed=args.seed, name=args.name.strip(),
-                     rounds=getattr(args, "rounds", None))
+                     rounds=args.rounds)
     try:
         check(pargs)
         parse_bots(args.bots, args.players)

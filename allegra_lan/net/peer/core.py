@@ -50,7 +50,7 @@ from ...bots.registry import make_bot
 from ...log.codec import encode
 from ...log.envelope import Event, EventError, decode_event
 from ...log.identity import Identity, fingerprint
-from ...rules import Decision, Move, Variant, ruleset_for, ruleset_from_dict
+from ...rules import Decision, Move, Variant, ruleset_with
 from ...log.results import RESULT, Owed
 from ...table import CEREMONY_STAGES, TAKEOVER, Fork, Refused, Table
 from ...text import one_line
@@ -152,7 +152,7 @@ class Peer(Lobbying, Playing, TakingOver):
         {"rounds": 1}); `deal`: "fair" or "seeded", the deal the genesis names (the
         commands choose fair unless told; the simulator and most tests stay seeded).
         RulesetError / UnknownBot / LobbyError name a bad variant, option, size, bot or deal."""
-        ruleset = ruleset_from_dict({**ruleset_for(variant).to_dict(), **(options or {})})
+        ruleset = ruleset_with(variant, options)
         ruleset.check_players(players)
         peer = cls(identity, table_id=table_id, entropy=entropy, pin=pin, pace=pace)
         lobby = Lobby(table_id, table_name, ruleset.to_dict(), players, host=identity.public,
