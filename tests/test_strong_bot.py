@@ -13,11 +13,14 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from allegra_lan.bots import Bot, StrongBot, Budget, make_bot, play_game, seat_seed
+from allegra_lan.bots.greedy import Judge, Weights
+from allegra_lan.bots.strong import strong_weights
 from allegra_lan.bots.driver import make_bots, offered_moves
 from allegra_lan.bots.search import Memory, determinize, play_out, deck_mean, unseen_pool
 from allegra_lan.rules import Move, SeatView, State, new_game, ruleset_for, state_hash, to_act, view
 from allegra_lan.rules.cards import FixedCards
 from allegra_lan.rules.rng import Stream, seed_from_number
+from allegra_lan.rules.ruleset import Variant
 from allegra_lan.rules.state import HOLE
 from helpers import greedy_play
 
@@ -135,9 +138,46 @@ def test_a_seed_fixes_every_strong_game() -> None:
 
 def test_levels_are_registered_bots() -> None:
     assert isinstance(make_bot("strong", b"s"), StrongBot)
-    assert make_bot("hard", b"s").budget == StrongBot(b"s").budget  # type: ignore[attr-defined]
-    assert make_bot("normal", b"s").budget.samples < make_bot("hard", b"s").budget.samples  # type: ignore[attr-defined]
+    hard, normal = make_bot("hard", b"s"), make_bot("normal", b"s")
+    assert isinstance(hard, StrongBot) and isinstance(normal, StrongBot)
+    assert hard.budget == StrongBot(b"s").budget and hard.weights is StrongBot(b"s").weights
+    # normal is the careful end alone; hard also prices a single closed card (R20)
+    for key, w in normal.weights.items():
+        assert w.one_card == 0.0 and w.end_margin > Weights().end_margin
+        assert hard.weights[key].one_card >= w.one_card
+    assert any(w.one_card > 0 for w in hard.weights.values())
     assert make_bot("easy", b"s").name == "greedy"
+
+
+def test_r10_the_strong_judgement_wants_a_larger_lead_before_ending_a_round() -> None:
+    """R9, R10: ending the round doubles the trigger's score unless it is strictly lowest, and
+    every other seat still plays a turn. Greedy ends with a 2-point lead on its estimates;
+    the strong weights (docs/bots.md, "Tuning") want 15 in ALLEGRA and 25 in Grande: a lead
+    of 5 makes greedy end and the strong bot play on."""
+    for variant, players in (("grande", 4), ("grande", 2), ("allegra", 4)):
+        rs = ruleset_for(variant)
+        state = advance(new_game(rs, players, seed_from_number(41)), 2 * players, b"g" * 32)
+        seat_view = view(state, 0)
+        greedy_judge = Judge(seat_view, Weights())
+        strong_judge = Judge(seat_view, strong_weights(rs.variant, players))
+        assert greedy_judge.can_trigger and strong_judge.can_trigger
+        score = greedy_judge.others_min - 5.0
+        assert greedy_judge.combine(score, 0.0, 0) < greedy_judge.combine(score, 0.0, 1)
+        assert strong_judge.combine(score, 0.0, 0) > strong_judge.combine(score, 0.0, 1)
+    assert strong_weights(Variant.ALLEGRA, 4).end_margin >= 15 and strong_weights(Variant.GRANDE, 4).end_margin >= 25
+
+
+def test_r20_the_strong_judgement_keeps_two_closed_cards_in_grande() -> None:
+    """R20: a Grande seat with exactly one closed card draws one card a turn. The strong
+    weights price that (a bot that will not end the round early would otherwise sit on
+    one closed card playing one-card turns); ALLEGRA, whose turn is one card, has no price."""
+    for variant, price in (("grande", True), ("allegra", False)):
+        rs = ruleset_for(variant)
+        state = advance(new_game(rs, 4, seed_from_number(42)), 8, b"g" * 32)
+        judge = Judge(view(state, 0), strong_weights(rs.variant, 4))
+        one = judge.combine(10.0, 0.0, 1) - judge.combine(10.0, 0.0, 2)
+        assert (one > judge.tempo) is price
+        assert Judge(view(state, 0), Weights()).one_card == 0.0  # greedy itself is unchanged
 
 
 def test_only_the_search_module_builds_states() -> None:
@@ -186,9 +226,10 @@ def test_the_strong_choice_does_not_depend_on_cards_its_seat_cannot_see(
     b.effects = list(a.effects)
     assert view(a, seat) == view(b, seat)
     legal = offered_moves(a, make_bots(["greedy"] * players, game))
-    choice_a = StrongBot(b"q" * 32, QUICK).choose(view(a, seat), legal)
-    choice_b = StrongBot(b"q" * 32, QUICK).choose(view(b, seat), legal)
-    assert choice_a == choice_b
+    for budget in (QUICK, None):  # a search at every decision, and level hard as it plays
+        choice_a = StrongBot(b"q" * 32, budget).choose(view(a, seat), legal)
+        choice_b = StrongBot(b"q" * 32, budget).choose(view(b, seat), legal)
+        assert choice_a == choice_b
 
 
 # ------------------------------------------------------------------ the benchmark
@@ -231,3 +272,25 @@ def test_the_engine_benchmark_sets_apply_in_place_beside_apply() -> None:
         part = p.stdout.split(title + "\n", 1)[1].splitlines()
         assert part[0].lstrip().startswith("apply() calls/s:"), part
         assert re.match(r"  apply_in_place: +\d+ +the same moves, no copy: +\d+\.\d\dx apply\(\)$", part[1]), part
+
+
+def test_the_tuning_benchmark_pairs_each_candidate_with_the_baseline() -> None:
+    """benchmarks/tune.py: the figures docs/bots.md "Tuning" quotes, each candidate's margin
+    paired game by game with the baseline's; a candidate the same as the baseline differs by 0."""
+    import subprocess
+    import sys
+
+    tune = BENCH.with_name("tune.py")
+    p = subprocess.run([sys.executable, str(tune), "grande2", "--games", "2", "--jobs", "1",
+                        "same={}", 'careful={"end_margin": 25}', 'level="hard"'],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[0] == "grande2, 2 games per candidate, seed 7, 1 job"
+    assert lines[1].lstrip().startswith("baseline") and "paired" not in lines[1]
+    assert "paired  +0.00 ± 0.00" in lines[2]
+    assert all(" wins " in ln and " margin " in ln and " paired " in ln for ln in lines[2:5])
+    bad = subprocess.run([sys.executable, str(tune), "grande2", 'x={"end_margn": 3}'], capture_output=True,
+                         text=True, timeout=60)
+    assert bad.returncode == 2 and bad.stdout == ""
+    assert bad.stderr.splitlines() == ["benchmarks/tune.py: error: x: end_margn not a field of Weights"]

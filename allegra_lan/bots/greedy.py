@@ -52,6 +52,7 @@ class Weights:
     end_bonus: float = 2.0
     end_penalty: float = 4.0  # beyond the doubled score (R10): the chances given away
     patience: int = 25  # turns per seat after which a trailing bot stops avoiding the end
+    one_card: float = 0.0  # Grande R20: exactly one closed card left means one-card turns
     peek_one: float = 1.0  # knowing one closed card (Grande 5) ...
     peek_per_card: float = 0.6  # ... each closed card of the line looked at (Grande -2) ...
     peek_min_closed: int = 6  # ... is worth something only while many cards are still closed
@@ -130,6 +131,7 @@ class Judge:
         ahead = self.seat_estimate(view.seat) < self.others_min
         self.hope = 0.0 if last_turn else w.hope
         self.tempo = 0.0 if last_turn else (w.tempo_ahead if ahead else w.tempo_behind)
+        self.one_card = w.one_card if self.grande and not last_turn else 0.0
         # Past its patience a trailing bot no longer holds its last closed card back: bots
         # that all trail (by their own estimates) must not keep a round going for ever.
         self.can_trigger = (
@@ -210,6 +212,8 @@ class Judge:
 
     def combine(self, score: float, pot: float, closed: int) -> float:
         v = score - self.hope * pot + self.tempo * closed
+        if closed == 1:
+            v += self.one_card
         if self.can_trigger and closed <= 0:
             if score + self.w.end_margin < self.others_min:
                 v -= self.w.end_bonus

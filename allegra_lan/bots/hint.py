@@ -3,7 +3,8 @@
 The client's hint key and `allegra replay view --review` both ask this module.
 The move comes from a bot by name (bots/registry.py), so a stronger bot can
 give the hints without any change here; the reason comes from the greedy
-bot's rating (bots/greedy.py), worked out for the chosen move and for the best
+bot's rating (bots/greedy.py) with the strong bot's weights
+(`strong.strong_weights`), worked out for the chosen move and for the best
 other move: the expected points saved, a run the move clears or lines up
 (R5, R14, R25), or a card it keeps from the next seat (the discard pile's
 top). The reason says only what that rating sees: when the hinting bot picks
@@ -26,12 +27,13 @@ from allegra_lan.rules.ruleset import JOKER, Variant
 from allegra_lan.rules.view import DecisionKind, SeatView
 
 from .board import Board
-from .greedy import Base, GreedyBot, Judge, Weights, m_value
+from .greedy import Base, GreedyBot, Judge, m_value
 from .registry import make_bot
+from .strong import strong_weights
 
 HINT_BOT = "strong"
-"""The bot whose move a hint shows: "strong" (bots/strong.py, its searching bot), the best
-this package plays; the reason is still told in greedy's rating, which a person can follow."""
+"""The bot whose move a hint shows: "strong" (bots/strong.py), the best this package plays;
+the reason is told in greedy's rating with the strong weights, which a person can follow."""
 
 HINT_SEED = b"allegra-lan/hint"  # the hinting bot's seed: ties are broken alike every time
 REASON_MAX = 70  # characters: a reason fits an 80-column status line with its prefix
@@ -163,8 +165,10 @@ class _Rater:
         self.view = view
         self.offered = list(offered)
         self.weighed = tuple(weighed)
-        self.greedy = GreedyBot(HINT_SEED)
-        self.judge = Judge(view, Weights())
+        # The strong bot's weights: its reasons (ending the round above all) are the hint's.
+        weights = strong_weights(view.ruleset.variant, view.players)
+        self.greedy = GreedyBot(HINT_SEED, weights)
+        self.judge = Judge(view, weights)
         self.base: Base = self.judge.base
         self.kind = view.decision.kind if view.decision is not None else None
         self._deck: float | None = None

@@ -1,22 +1,31 @@
-"""The `strong` bot: greedy's judgement, checked by playing the round out many times.
+"""The `strong` bot: greedy's judgement with the weights measured best, and a search to check it.
 
-Near the round's end (the end triggered, or a display with `closed_at` or
-fewer closed cards), at each decision with a real choice, it takes a few
-candidate moves (greedy's pick and the moves a quick rating likes best),
-deals the cards its seat cannot see in `samples` ways consistent with all
-it has seen (`search.determinize`), and plays each candidate in each deal to the end of
-the round with the quick playout policy (`search.play_round`). Every
-candidate meets the same deals (common random numbers), so the comparison is
-between paired playouts and their noise mostly cancels. A candidate replaces
-greedy's pick only when it beats it on average by more than `margin` points
-and by more than `sure` standard errors of the paired differences: when the
-playouts cannot tell, greedy's one-move judgement is the better guide.
-Earlier in a round greedy's pick stands: a cheap policy's play of a long
-future judged worse than greedy does (docs/bots.md has the measurements).
+The judgement is greedy's rating (bots/greedy.py) from the seat's view
+alone, with the weights that beat greedy in thousands of seeded games
+(`STRONG_WEIGHTS`, docs/bots.md "Tuning"): a round is ended only with a
+large lead on the estimates (R9, R10), and in Grande a single closed card,
+which means one-card turns (R20), has a price. The levels a person picks
+are weights: `normal` ends rounds carefully, `hard` (what `strong` is) also
+keeps its two-card turns.
 
-The budget is counted in playouts (samples x candidates), so a seed fixes
-every game; the wall-clock cap (`seconds`) is a safety that stops adding
-samples after at least two, for a machine far slower than expected.
+The search (`Budget.samples` > 0): near the round's end (the end triggered,
+or a display with `closed_at` or fewer closed cards), at each decision with
+a real choice, it takes a few candidate moves (the judgement's pick and the
+moves a quick rating likes best), deals the cards its seat cannot see in
+`samples` ways consistent with all it has seen (`search.determinize`), and
+plays each candidate in each deal to the end of the round with the quick
+playout policy (`search.play_round`). Every candidate meets the same deals
+(common random numbers), so the comparison is between paired playouts and
+their noise mostly cancels. A candidate replaces the pick only when it beats
+it on average by more than `margin` points and by more than `sure` standard
+errors of the paired differences. No level searches today: against the
+tuned judgement every search measured cost points, even one kept to the last
+turn (docs/bots.md has the figures), since the playout policy ends rounds as
+the judgement never would.
+
+A search's budget is counted in playouts (samples x candidates), so a seed
+fixes every game; the wall-clock cap (`seconds`) is a safety that stops
+adding samples after at least two, for a machine far slower than expected.
 
 Knocking (ALLEGRA R16) is greedy's rule: the knock is decided on another
 seat's turn, from a card the bot can place in one move, which is greedy's
@@ -27,23 +36,25 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
-from typing import Sequence
+from dataclasses import dataclass, replace
+from typing import Mapping, Sequence
 
 from allegra_lan.rules.moves import Move, Swap
 from allegra_lan.rules.rng import Stream
+from allegra_lan.rules.ruleset import Variant
 from allegra_lan.rules.view import DecisionKind, SeatView
 
 from .base import Bot
-from .greedy import GreedyBot
+from .greedy import GreedyBot, Weights
 from .search import Deal, Memory, clears, deck_mean, determinize, play_out, public_lead
 
 
 @dataclass(frozen=True)
 class Budget:
-    """How hard the bot thinks: deals per decision and candidates per deal."""
+    """How hard the search thinks: deals per decision and candidates per deal (no deals: the
+    judgement's pick stands everywhere, as in every level today; docs/bots.md says why)."""
 
-    samples: int = 16
+    samples: int = 0
     candidates: int = 5
     margin: float = 0.25  # points a candidate must gain over greedy's pick on average
     sure: float = 2.0  # ... and standard errors of the paired differences
@@ -51,32 +62,90 @@ class Budget:
     seconds: float = 10.0  # safety cap per decision (never reached on a sane machine)
 
 
-LEVELS: dict[str, Budget] = {
-    "normal": Budget(samples=8, candidates=4),
-    "hard": Budget(samples=40, candidates=6),
+Table = tuple[Variant, int]
+"""A kind of table: the variant and the number of players (0: any number)."""
+
+# The strong bot's judgement: greedy's rating with the weights measured best against greedy
+# (docs/bots.md, "Tuning"). Two of them matter. The lead wanted before ending a round: the
+# trigger's score is doubled unless strictly lowest (R10), the others still play a turn each
+# (R9), and the lowest of three noisy estimates is far below the lowest estimate, so
+# greedy's 2 points ended half its rounds doubled. And, in Grande, the price of a single
+# closed card: a bot that will not end the round early would sit on one closed card
+# drawing one card a turn (R20) while the others draw two.
+# Three smaller ones, each about a point in Grande and together two to nine on other seeds
+# than they were found on: a third face up beside a pair is hope (hope_open), what a card
+# turned up shows is worth knowing (reveal_info), and a trailing seat turns cards up sooner
+# (tempo_behind): it plays on to the others' end, not its own.
+_GRANDE = Weights(hope_open=0.6, reveal_info=1.0, tempo_behind=1.0, end_margin=25.0)
+STRONG_WEIGHTS: dict[Table, Weights] = {
+    (Variant.GRANDE, 2): replace(_GRANDE, one_card=24.0),
+    (Variant.GRANDE, 0): replace(_GRANDE, one_card=9.0),
+    (Variant.ALLEGRA, 0): Weights(end_margin=15.0),
+}
+# The level between greedy and hard: the careful end alone, at the margin best without the
+# one-card price.
+CAREFUL_WEIGHTS: dict[Table, Weights] = {
+    (Variant.GRANDE, 2): Weights(end_margin=25.0),
+    (Variant.GRANDE, 0): Weights(end_margin=15.0),
+    (Variant.ALLEGRA, 0): Weights(end_margin=15.0),
+}
+
+
+def weights_for(table: Mapping[Table, Weights], variant: Variant, players: int) -> Weights:
+    """The weights of `table` for `players` in `variant` (an entry for that count, else 0's)."""
+    return table.get((variant, players)) or table[(variant, 0)]
+
+
+def strong_weights(variant: Variant, players: int) -> Weights:
+    """The strong bot's (level hard's) weights for a table of `players` in `variant`."""
+    return weights_for(STRONG_WEIGHTS, variant, players)
+
+
+@dataclass(frozen=True)
+class Level:
+    """A strength a person picks (`--bots normal`): the judgement's weights and the search."""
+
+    weights: Mapping[Table, Weights]
+    budget: Budget
+
+
+LEVELS: dict[str, Level] = {
+    "normal": Level(CAREFUL_WEIGHTS, Budget()),
+    "hard": Level(STRONG_WEIGHTS, Budget()),
 }
 
 
 class StrongBot(Bot):
-    """Determinized Monte Carlo over greedy's candidates, whole rounds played out."""
+    """The tuned judgement's pick, checked by determinized playouts where its budget says."""
 
     name = "strong"
 
-    def __init__(self, seed: bytes, budget: Budget | None = None) -> None:
+    def __init__(self, seed: bytes, budget: Budget | None = None,
+                 weights: Mapping[Table, Weights] | None = None) -> None:
         super().__init__(seed)
-        self.budget = budget or LEVELS["hard"]
-        self.greedy = GreedyBot(self.seed)
+        self.budget = budget or LEVELS["hard"].budget
+        self.weights = weights or LEVELS["hard"].weights
+        self._judges: dict[Table, GreedyBot] = {}
         self.memory = Memory()
         self.decisions = 0
 
+    def greedy(self, view: SeatView) -> GreedyBot:
+        """Greedy's rating with the strong weights of this table (one bot per kind of table,
+        so its caches never mix two rulesets)."""
+        key = (view.ruleset.variant, view.players)
+        bot = self._judges.get(key)
+        if bot is None:
+            bot = self._judges[key] = GreedyBot(self.seed, weights_for(self.weights, *key))
+        return bot
+
     def knocks(self, view: SeatView) -> bool:
         self.memory.see(view)
-        return self.greedy.knocks(view)
+        return self.greedy(view).knocks(view)
 
     def choose(self, view: SeatView, legal: Sequence[Move]) -> Move:
         self.memory.see(view)
-        pick = self.greedy.choose(view, legal)
-        if len(legal) == 1 or not self._endgame(view):
+        pick = self.greedy(view).choose(view, legal)
+        if len(legal) == 1 or self.budget.samples < 1 or not self._endgame(view):
             return pick
         self.decisions += 1
         stream = Stream(self.seed, f"allegra-lan/bot/strong/decision/{self.decisions}")
@@ -145,13 +214,13 @@ class StrongBot(Bot):
 
 
 def make_level(level: str):
-    """A factory for a registry entry: a StrongBot at one of LEVELS' budgets."""
-    budget = LEVELS[level]
+    """A factory for a registry entry: a StrongBot at one of LEVELS."""
+    chosen = LEVELS[level]
 
     def factory(seed: bytes) -> Bot:
-        return StrongBot(seed, budget)
+        return StrongBot(seed, chosen.budget, chosen.weights)
 
     return factory
 
 
-__all__ = ["StrongBot", "Budget", "LEVELS", "make_level"]
+__all__ = ["StrongBot", "Budget", "Level", "LEVELS", "STRONG_WEIGHTS", "make_level", "strong_weights", "weights_for"]

@@ -1,0 +1,144 @@
+"""Weights against greedy: the strong bot's tuning, each candidate paired with a baseline.
+
+    python benchmarks/tune.py SETUP [--games N] [--seed S] [--jobs J]
+                              [--baseline JSON] NAME=JSON [NAME=JSON ...]
+
+Each NAME=JSON is greedy's rating with the `Weights` fields the JSON object
+sets (`{"end_margin": 25, "one_card": 9}`), or a bot or level name in JSON
+quotes (`'"hard"'`). Like benchmarks/bots.py, game g of the SETUP
+(grande4, grande2, allegra4) seats the tested bot at seat g mod players
+among greedy bots, dealt from `seed_from_number(S, g)`, so every candidate
+meets the same games. For each it prints the tested seat's wins and its
+margin (the others' mean game total less its own; positive is better) with
+its standard error, and, beside the baseline's (`--baseline`, greedy's
+default weights unless given), the mean paired difference of the margins
+and its standard error: the figure docs/bots.md "Tuning" quotes. Margins
+are far less noisy than wins, and pairing cancels most of the deal's luck.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from dataclasses import dataclass, fields
+from multiprocessing import Pool
+from typing import Any, Sequence
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from allegra_lan.bots import Bot, GreedyBot, Weights, bot_names, make_bot, play_game, seat_seed  # noqa: E402
+from allegra_lan.rules import ruleset_for  # noqa: E402
+from allegra_lan.rules.rng import seed_from_number  # noqa: E402
+
+SETUPS = {"grande4": ("grande", 4), "grande2": ("grande", 2), "allegra4": ("allegra", 4)}
+WEIGHT_FIELDS = {f.name for f in fields(Weights)}
+
+
+@dataclass(frozen=True)
+class Task:
+    setup: str
+    game: int
+    seed: int
+    spec: Any  # a dict of Weights fields, or a bot name
+
+
+def tested_bot(spec: Any, seed: bytes) -> Bot:
+    if isinstance(spec, str):
+        return make_bot(spec, seed)
+    return GreedyBot(seed, Weights(**spec))
+
+
+def play_one(task: Task) -> tuple[bool, float]:
+    """One game: whether the tested seat won, and its margin over the others' mean total."""
+    variant, players = SETUPS[task.setup]
+    seed = seed_from_number(task.seed, task.game)
+    seat = task.game % players
+    bots: list[Bot | str] = ["greedy"] * players
+    bots[seat] = tested_bot(task.spec, seat_seed(seed, seat))
+    _, stats = play_game(ruleset_for(variant), players, seed, bots)
+    others = [t for s, t in enumerate(stats.totals) if s != seat]
+    return seat in stats.winners, sum(others) / len(others) - stats.totals[seat]
+
+
+def mean_se(xs: Sequence[float]) -> tuple[float, float]:
+    m = math.fsum(xs) / len(xs)
+    if len(xs) < 2:
+        return m, 0.0
+    return m, math.sqrt(math.fsum((x - m) ** 2 for x in xs) / (len(xs) - 1) / len(xs))
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """Bad arguments are one line on stderr and exit status 2, never the usage block."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        sys.exit(2)
+
+
+def parse_spec(p: OneLineParser, text: str, what: str) -> Any:
+    try:
+        spec = json.loads(text)
+    except ValueError:
+        p.error(f"{what}: {text!r} is not JSON")
+    if isinstance(spec, str):
+        if spec not in bot_names():
+            p.error(f"{what}: unknown bot {spec!r}: choose from {', '.join(bot_names())}")
+        return spec
+    if not isinstance(spec, dict):
+        p.error(f"{what}: give a JSON object of Weights fields or a bot name in quotes")
+    unknown = sorted(set(spec) - WEIGHT_FIELDS)
+    if unknown:
+        p.error(f"{what}: {', '.join(unknown)} not a field of Weights")
+    try:
+        Weights(**spec)
+        if any(not isinstance(v, (int, float)) or isinstance(v, bool) for v in spec.values()):
+            raise TypeError
+    except TypeError:
+        p.error(f"{what}: every field's value must be a number")
+    return spec
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = OneLineParser(prog="benchmarks/tune.py", description=__doc__.split("\n\n")[0])
+    p.add_argument("setup", help=f"one of {', '.join(SETUPS)}")
+    p.add_argument("candidates", nargs="+", metavar="NAME=JSON", help="the weights or bot tested")
+    p.add_argument("--games", type=int, default=200, metavar="N", help="games per candidate (default: 200)")
+    p.add_argument("--seed", type=int, default=7, metavar="S", help="the seed number (default: 7)")
+    p.add_argument("--jobs", type=int, default=2, metavar="J", help="processes (default: 2)")
+    p.add_argument("--baseline", default="{}", metavar="JSON", help="the baseline (default: greedy, {})")
+    a = p.parse_args(argv)
+    if a.setup not in SETUPS:
+        p.error(f"unknown set-up {a.setup!r}: choose from {', '.join(SETUPS)}")
+    if a.games < 2 or a.jobs < 1:
+        p.error("--games must be 2 or more and --jobs 1 or more")
+    specs: list[tuple[str, Any]] = [("baseline", parse_spec(p, a.baseline, "--baseline"))]
+    for item in a.candidates:
+        name, eq, text = item.partition("=")
+        if not eq or not name:
+            p.error(f"{item!r}: write NAME=JSON")
+        specs.append((name, parse_spec(p, text, name)))
+    print(f"{a.setup}, {a.games} games per candidate, seed {a.seed}, {a.jobs} job{'s' if a.jobs != 1 else ''}")
+    base: list[float] = []
+    with Pool(a.jobs) as pool:
+        for name, spec in specs:
+            start = time.monotonic()
+            results = pool.map(play_one, [Task(a.setup, g, a.seed, spec) for g in range(a.games)], chunksize=4)
+            wins = sum(won for won, _ in results)
+            margins = [m for _, m in results]
+            m, se = mean_se(margins)
+            line = f"  {name:14s} wins {wins / a.games:6.1%}  margin {m:+6.2f} ± {se:.2f}"
+            if not base:
+                base = margins
+            else:
+                d, dse = mean_se([x - y for x, y in zip(margins, base)])
+                line += f"  paired {d:+6.2f} ± {dse:.2f}"
+            print(f"{line}  ({time.monotonic() - start:.0f} s)", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
