@@ -72,8 +72,8 @@ Table = tuple[Variant, int]
 # greedy's 2 points ended half its rounds doubled. And, in Grande, the price of a single
 # closed card: a bot that will not end the round early would sit on one closed card
 # drawing one card a turn (R20) while the others draw two.
-# Three smaller ones, each about a point in Grande and together two to nine on other seeds
-# than they were found on: a third face up beside a pair is hope (hope_open), what a card
+# Three smaller ones, each one to three points a game in Grande, and together one to nine
+# on seeds other than the one they were found on: a third face up beside a pair is hope (hope_open), what a card
 # turned up shows is worth knowing (reveal_info), and a trailing seat turns cards up sooner
 # (tempo_behind): it plays on to the others' end, not its own.
 _GRANDE = Weights(hope_open=0.6, reveal_info=1.0, tempo_behind=1.0, end_margin=25.0)
