@@ -17,11 +17,11 @@ from allegra_lan.bots.greedy import Judge, Weights
 from allegra_lan.bots.strong import strong_weights
 from allegra_lan.bots.driver import make_bots, offered_moves
 from allegra_lan.bots.search import Memory, determinize, play_out, deck_mean, unseen_pool
-from allegra_lan.rules import Move, SeatView, State, new_game, ruleset_for, state_hash, to_act, view
+from allegra_lan.rules import Move, SeatView, State, apply, new_game, ruleset_for, state_hash, to_act, view
 from allegra_lan.rules.cards import FixedCards
 from allegra_lan.rules.rng import Stream, seed_from_number
 from allegra_lan.rules.ruleset import Variant
-from allegra_lan.rules.state import HOLE
+from allegra_lan.rules.state import HOLE, DecisionKind
 from helpers import greedy_play
 
 BOTS_DIR = pathlib.Path(__file__).resolve().parents[1] / "allegra_lan" / "bots"
@@ -178,6 +178,67 @@ def test_r20_the_strong_judgement_keeps_two_closed_cards_in_grande() -> None:
         one = judge.combine(10.0, 0.0, 1) - judge.combine(10.0, 0.0, 2)
         assert (one > judge.tempo) is price
         assert Judge(view(state, 0), Weights()).one_card == 0.0  # greedy itself is unchanged
+
+
+def test_r17_the_strong_judgement_discounts_a_shared_column_in_allegra() -> None:
+    """R17: a card of a shared column counts for two seats, so what it costs or saves the
+    strong bot also moves a rival. The strong ALLEGRA weights count half of a shared cell's
+    score (docs/bots.md, "Tuning"): a high card placed in a shared column costs it half
+    what it costs in a column of its own, and greedy (no discount) is unchanged."""
+    rs = ruleset_for("allegra")
+    state = advance(new_game(rs, 4, seed_from_number(43)), 8, b"g" * 32)
+    seat_view = view(state, 0)
+    strong = strong_weights(Variant.ALLEGRA, 4)
+    assert strong.shared == 0.5 and Weights().shared == 0.0
+    plain, discounted = Judge(seat_view, replace(strong, shared=0.0)), Judge(seat_view, strong)
+    assert not plain.shared_cells and Judge(seat_view, Weights()).shared_cells == frozenset()
+    board = discounted.board
+    closed = [p for p in board.mine if board.cells[p] is not None and not board.cells[p][1]]
+    shared = [p for p in closed if p in discounted.shared_cells]
+    own_only = [p for p in closed if p not in discounted.shared_cells]
+    assert shared and own_only and len(discounted.shared_cells) == 6  # two columns of three
+
+    def gap(judge: Judge) -> float:  # placing an 11: a shared cell less a cell of its own
+        base = judge.base
+        return judge.set_value(base, shared[0], (11, True)) - judge.set_value(base, own_only[0], (11, True))
+
+    expected = -strong.shared * (rs.score_of(11) - discounted.mean)
+    assert gap(discounted) - gap(plain) == pytest.approx(expected)
+    assert expected < 0  # the shared cell is the cheaper place for a high card
+    grande = advance(new_game(ruleset_for("grande"), 4, seed_from_number(43)), 8, b"g" * 32)
+    assert Judge(view(grande, 0), replace(strong, shared=0.5)).shared_cells == frozenset()
+
+
+def test_r16_the_strong_judgement_knocks_for_more_cards_than_greedy() -> None:
+    """R16: after a deck draw every other seat may knock for the card. Greedy knocks only for
+    a card worth 1 or less; the strong weights knock for any card up to 8 that improves the
+    area by at least greedy's gain. In a seeded ALLEGRA game, strong would have knocked for
+    a middle card greedy let pass, and never for a card above 8."""
+    rs = ruleset_for("allegra")
+    strong = StrongBot(b"s")
+    greedy = make_bot("greedy", b"s")
+    state = new_game(rs, 4, seed_from_number(44))
+    bots = make_bots(["greedy"] * 4, seed_from_number(44))
+    middle = 0
+    for _ in range(400):
+        decision = to_act(state)
+        if decision is None:
+            break
+        active = view(state, decision.seat)
+        if active.hand and active.hand[0].from_deck and decision.kind is DecisionKind.PLAY:
+            value = active.hand[0].value
+            for seat in range(4):
+                if seat == decision.seat:
+                    continue
+                seat_view = view(state, seat)
+                knocks = strong.knocks(seat_view)
+                if knocks:
+                    assert rs.score_of(value) <= 8
+                if knocks and not greedy.knocks(seat_view) and rs.score_of(value) > 1:
+                    middle += 1
+        legal = offered_moves(state, bots)
+        state = apply(state, bots[decision.seat].choose(view(state, decision.seat), legal))
+    assert middle > 0
 
 
 def test_only_the_search_module_builds_states() -> None:

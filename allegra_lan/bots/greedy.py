@@ -7,6 +7,7 @@ and plays the best. The rating (lower is better) of a board is
   - hope  * runs it could complete next (two of three in a line, by value)
   + tempo * its closed cards            (ending sooner pays when ahead)
   + the price of triggering the round's end when it is not ahead (R9, R10)
+  - shared * the score of its cells that a rival's area holds too (ALLEGRA R17; 0 in greedy)
 
 plus, for the card a move leaves on the discard pile, what that card is
 worth to the next seat (low cards, and cards that complete its runs). The
@@ -53,6 +54,7 @@ class Weights:
     end_penalty: float = 4.0  # beyond the doubled score (R10): the chances given away
     patience: int = 25  # turns per seat after which a trailing bot stops avoiding the end
     one_card: float = 0.0  # Grande R20: exactly one closed card left means one-card turns
+    shared: float = 0.0  # ALLEGRA R17: share of a shared column's score discounted (it counts for a rival too)
     peek_one: float = 1.0  # knowing one closed card (Grande 5) ...
     peek_per_card: float = 0.6  # ... each closed card of the line looked at (Grande -2) ...
     peek_min_closed: int = 6  # ... is worth something only while many cards are still closed
@@ -68,7 +70,8 @@ class Weights:
 class Base:
     """A board with its rating's parts, so one-card changes can be rated without a copy."""
 
-    __slots__ = ("board", "score", "pots", "pot", "closed", "value", "mine", "own", "_line_vals", "_feed_old")
+    __slots__ = ("board", "score", "shared", "pots", "pot", "closed", "value", "mine", "own", "_line_vals",
+                 "_feed_old")
 
     def __init__(self, judge: "Judge", board: Board, closed_adj: int = 0) -> None:
         self.board = board
@@ -80,7 +83,8 @@ class Base:
         self.pots = {i: judge.line_hope(board, i) for i in board.my_lines}
         self.pot = fsum(self.pots.values())
         self.closed = board.closed_own() + closed_adj
-        self.value = judge.combine(self.score, self.pot, self.closed)
+        self.shared = fsum(est(cells[p]) for p in judge.shared_cells) if judge.shared_cells else 0.0
+        self.value = judge.combine(self.score, self.pot, self.closed, self.shared)
         self._line_vals: list[dict[int | None, int]] | None = None
         self._feed_old: list[float] | None = None
 
@@ -124,6 +128,10 @@ class Judge:
         self.mean = sum(rs.score_of(v) * c for v, c in counts.items()) / len(pool)
         self.dist = [(v, c / len(pool)) for v, c in sorted(counts.items())]
         self.board = Board.from_view(view)
+        # ALLEGRA R17: the cells of the seat's area that another seat's area holds too.
+        self.shared_cells: frozenset[int] = frozenset()
+        if w.shared and not self.grande:
+            self.shared_cells = _shared_cells(view.players, view.seat)
         self.deck_open = view.deck_size > 0 or view.discard_size > 1
         last_turn = view.ender is not None
         others = [self.seat_estimate(s) for s in range(view.players) if s != view.seat]
@@ -210,8 +218,10 @@ class Judge:
                 best = gain
         return best
 
-    def combine(self, score: float, pot: float, closed: int) -> float:
+    def combine(self, score: float, pot: float, closed: int, shared: float = 0.0) -> float:
         v = score - self.hope * pot + self.tempo * closed
+        if self.shared_cells:
+            v -= self.w.shared * shared
         if closed == 1:
             v += self.one_card
         if self.can_trigger and closed <= 0:
@@ -246,8 +256,11 @@ class Judge:
                 b2.resolve([pos])
                 return self.rate(b2, closed_adj + base.closed - b.closed_own())
         score = base.score
+        shared = base.shared
         if pos in base.mine:
             score += self.est(cell) - self.est(old)
+            if pos in self.shared_cells:
+                shared += self.est(cell) - self.est(old)
         closed = base.closed + closed_adj
         if pos in base.own:
             closed += (cell is not None and not cell[1]) - (old is not None and not old[1])
@@ -257,7 +270,7 @@ class Judge:
             if i in base.pots:
                 pot += self.line_hope(b, i) - base.pots[i]
         b.cells[pos] = old
-        return self.combine(score, pot, closed)
+        return self.combine(score, pot, closed, shared)
 
     def place_value(self, base: Base, pos: int, value: int, discards_old: bool = True) -> float:
         v = self.set_value(base, pos, (value, True))
@@ -293,7 +306,7 @@ class Judge:
         closed_cards = [p for p in b.cards_mine() if not b.cells[p][1]]  # type: ignore[index]
         if not closed_cards:
             return base.value + self.feed(value)
-        v = self.combine(base.score, base.pot, base.closed + self.turn_up_adj(base)) - self.w.reveal_info
+        v = self.combine(base.score, base.pot, base.closed + self.turn_up_adj(base), base.shared) - self.w.reveal_info
         if self.grande and len(closed_cards) >= max(2, self.w.peek_min_closed):
             if value == PEEK_ONE:
                 v -= self.w.peek_one
@@ -362,6 +375,21 @@ class Judge:
             best = max(best, before - after)
         self._next_runs[value] = best
         return best
+
+
+_SHARED: dict[tuple[int, int], frozenset[int]] = {}
+
+
+def _shared_cells(players: int, seat: int) -> frozenset[int]:
+    key = (players, seat)
+    got = _SHARED.get(key)
+    if got is None:
+        others: set[int] = set()
+        for q in range(players):
+            if q != seat:
+                others.update(area_cells(players, q))
+        got = _SHARED[key] = frozenset(set(area_cells(players, seat)) & others)
+    return got
 
 
 def _fits(a: int | None, b: int | None) -> bool:
@@ -586,7 +614,7 @@ class GreedyBot(Bot):
                     not b.cells[p][1] for p in b.cards_mine()) else 0  # type: ignore[index]
                 # What the discard's rating holds beyond the board: peeks, reveal, the gift.
                 extra = judge.discard_value(base, value) - judge.combine(
-                    base.score, base.pot, base.closed + adj)
+                    base.score, base.pot, base.closed + adj, base.shared)
         base1 = Base(judge, b1, adj)
         options = [judge.place_value(base1, p, second.value) for p in b1.cards_mine()]
         if second.from_deck:
