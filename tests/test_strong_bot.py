@@ -16,7 +16,7 @@ from allegra_lan.bots import Bot, StrongBot, Budget, make_bot, play_game, seat_s
 from allegra_lan.bots.greedy import Judge, Weights
 from allegra_lan.bots.strong import strong_weights
 from allegra_lan.bots.driver import make_bots, offered_moves
-from allegra_lan.bots.search import Memory, determinize, play_out, deck_mean, unseen_pool
+from allegra_lan.bots.search import Memory, determinize, play_round_by, unseen_pool
 from allegra_lan.rules import Move, SeatView, State, apply, new_game, ruleset_for, state_hash, to_act, view
 from allegra_lan.rules.cards import FixedCards
 from allegra_lan.rules.rng import Stream, seed_from_number
@@ -25,7 +25,8 @@ from allegra_lan.rules.state import HOLE, DecisionKind
 from helpers import greedy_play
 
 BOTS_DIR = pathlib.Path(__file__).resolve().parents[1] / "allegra_lan" / "bots"
-QUICK = Budget(samples=2, candidates=3, closed_at=99)  # searches every decision, small enough for whole games
+# Searches every draw and play of a one-round game (its last round), small enough for whole games.
+QUICK = Budget(samples=2, candidates=3, closed_at=99)
 
 
 def short(variant: str):
@@ -85,9 +86,10 @@ def test_a_determinized_state_shows_the_seat_exactly_its_view(
         deal = determinize(v, Stream(b"t" * 32, f"test/{tag}/{seat}"), memories[seat])
         assert replace(view(deal, seat), effects=()) == replace(v, effects=())
         assert deal.card_count() == rs.deck_size
-        # The made-up deal is the engine's: it plays on to the round's end.
-        assert isinstance(play_out(deal, next(iter(offered_moves(deal, make_bots(["greedy"] * players, game)))),
-                                   seat, deck_mean(rs)), float)
+        # The made-up deal is the engine's: bots play it on to the round's end.
+        rounds = len(deal.results)
+        assert play_round_by(deal, make_bots(["greedy"] * players, game))
+        assert len(deal.results) == rounds + 1
 
 
 def test_a_card_seen_and_buried_in_the_discard_pile_is_not_dealt_again() -> None:
@@ -131,9 +133,47 @@ def test_the_strong_bot_answers_every_decision_with_an_offered_move(variant: str
 
 
 def test_a_seed_fixes_every_strong_game() -> None:
-    a, _ = play_game(short("grande"), 2, seed_from_number(8), [StrongBot(b"s" * 32, QUICK), "greedy"])
-    b, _ = play_game(short("grande"), 2, seed_from_number(8), [StrongBot(b"s" * 32, QUICK), "greedy"])
-    assert state_hash(a) == state_hash(b)
+    for budget in (QUICK, None):
+        a, _ = play_game(short("grande"), 2, seed_from_number(8), [StrongBot(b"s" * 32, budget), "greedy"])
+        b, _ = play_game(short("grande"), 2, seed_from_number(8), [StrongBot(b"s" * 32, budget), "greedy"])
+        assert state_hash(a) == state_hash(b)
+
+
+class RoundWatch(StrongBot):
+    """Level hard, noting how many decisions it had searched when each round began."""
+
+    def __init__(self, seed: bytes) -> None:
+        super().__init__(seed)
+        self.searched_by_round: dict[int, int] = {}
+
+    def choose(self, view: SeatView, legal: Sequence[Move]) -> Move:
+        self.searched_by_round.setdefault(view.round_no, self.decisions)
+        return super().choose(view, legal)
+
+
+@pytest.mark.parametrize("variant", ["grande", "allegra"])
+def test_r11_level_hard_searches_in_the_last_round_only(variant: str) -> None:
+    """R11: the last round decides the game, and a playout to its end scores the whole game,
+    so that is where hard searches: no decision of the first round is searched, some of the
+    second (the last) are, and the search's pick is always an offered move."""
+    rs = replace(ruleset_for(variant), rounds=2)
+    seed = seed_from_number(12)
+    watch = RoundWatch(seat_seed(seed, 0))
+    state, _ = play_game(rs, 4, seed, [watch, "greedy", "greedy", "greedy"])
+    assert to_act(state) is None
+    assert watch.searched_by_round == {0: 0, 1: 0}
+    assert watch.decisions > 0
+
+
+def test_a_playout_scores_the_game_lead_over_the_best_other_seat_clipped() -> None:
+    """A playout's worth counts whether it wins or loses, and by little more: the best other
+    total less the bot's own, within the budget's clip either way."""
+    bot = StrongBot(b"s" * 32, Budget(samples=1, clip=10.0))
+    state = new_game(ruleset_for("grande"), 4, seed_from_number(1))
+    for totals, seat, worth in (([50, 40, 45, 60], 1, 5.0), ([50, 40, 45, 60], 0, -10.0),
+                                ([10, 40, 45, 60], 0, 10.0), ([40, 40, 45, 60], 0, 0.0)):
+        state.totals = totals
+        assert bot._worth(state, seat) == worth
 
 
 def test_levels_are_registered_bots() -> None:
@@ -268,7 +308,7 @@ def test_the_strong_choice_does_not_depend_on_cards_its_seat_cannot_see(
         seed: int, grande: bool, players: int, moves: int, shuffle) -> None:
     """Two states that give the seat the same view but deal its unseen cards differently:
     the strong bot, seeded alike, makes the same choice in both."""
-    rs = ruleset_for("grande" if grande else "allegra")
+    rs = short("grande" if grande else "allegra")  # one round: the last, where hard searches
     game = seed_from_number(seed)
     a = advance(new_game(rs, players, game), moves, game)
     d = to_act(a)

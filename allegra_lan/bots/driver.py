@@ -10,18 +10,19 @@ re-deriving the rules.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Sequence
 
 from allegra_lan.local import LocalGame
 from allegra_lan.rules.effects import Cleared, Discarded, Given
-from allegra_lan.rules.engine import ACTION_VALUES, apply, legal_moves, new_game, to_act, winners
-from allegra_lan.rules.moves import Give, Move, describe_move
+from allegra_lan.rules.engine import ACTION_VALUES, apply, new_game, to_act, winners
+from allegra_lan.rules.moves import describe_move
 from allegra_lan.rules.ruleset import Ruleset, Variant
-from allegra_lan.rules.state import Phase, State
+from allegra_lan.rules.state import State
 from allegra_lan.rules.view import SeatView, view
 
 from . import registry
 from .base import Bot, seat_seed
+from .offer import offered_moves
 
 
 MAX_MOVES = 200_000
@@ -57,36 +58,6 @@ def make_bots(names: Sequence[Bot | str], seed: bytes) -> list[Bot]:
         registry.make_bot(b, seat_seed(seed, seat)) if isinstance(b, str) else b
         for seat, b in enumerate(names)
     ]
-
-
-def offered_moves(
-    state: State, bots: Sequence[Bot], stats: GameStats | None = None,
-    views: Callable[[int], SeatView] | None = None,
-) -> list[Move]:
-    """The moves the active seat is offered now: every legal move, Gives only to knockers.
-
-    ALLEGRA R16: right after a deck draw (the decision is "play", the card came
-    from the deck and Give moves are legal) every other seat is asked whether
-    it knocks; a Give is offered only to those that did. Each seat decides from
-    `views(seat)` (default: its view of `state`); under the fair deal that is the
-    view of its own engine, which alone holds its seat's knowledge.
-    """
-    legal = legal_moves(state)
-    # Only an ALLEGRA "play" decision can hold a Give; skip scanning Grande's many Swaps.
-    if state.ruleset.variant is not Variant.ALLEGRA or state.phase is not Phase.PLAY:
-        return legal
-    if not any(isinstance(m, Give) for m in legal):
-        return legal
-    active = state.active
-    seat_view = views if views is not None else (lambda seat: view(state, seat))
-    knockers = {
-        seat for seat in range(state.players)
-        if seat != active and bots[seat].knocks(seat_view(seat))
-    }
-    if stats is not None:
-        stats.knock_windows += 1
-        stats.knocks += len(knockers)
-    return [m for m in legal if not isinstance(m, Give) or m.to in knockers]
 
 
 def play_game(

@@ -421,10 +421,12 @@ class GreedyBot(Bot):
 
     name = "greedy"
 
-    def __init__(self, seed: bytes, weights: Weights | None = None) -> None:
+    def __init__(self, seed: bytes, weights: Weights | None = None,
+                 hopes: dict[tuple[int | None, ...], float] | None = None) -> None:
         super().__init__(seed)
         self.w = weights or Weights()
-        self._hopes: dict[tuple[int | None, ...], float] = {}  # line faces -> hope, for speed
+        # Line faces -> hope, for speed; a search's many playout bots of one weights share one.
+        self._hopes: dict[tuple[int | None, ...], float] = {} if hopes is None else hopes
         self._hopes_rules: object = None
 
     # ------------------------------------------------------------ interface
@@ -464,6 +466,14 @@ class GreedyBot(Bot):
         base = judge.base
         best, _ = judge.best_place(base, value)
         return base.value - best >= self.w.knock_gain
+
+    def play_ratings(self, view: SeatView, legal: Sequence[Move]) -> list[float]:
+        """Each move's one-move rating at a "play" decision (lower is better): how a search
+        picks the alternatives worth playing out."""
+        judge = self._judge(view)
+        base = judge.base
+        values = {h.card: h.value for h in view.hand}
+        return [self._play_value(judge, base, m, values) for m in legal]
 
     # ------------------------------------------------------------ choosing
 

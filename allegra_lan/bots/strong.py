@@ -1,4 +1,4 @@
-"""The `strong` bot: greedy's judgement with the weights measured best, and a search to check it.
+"""The `strong` bot: greedy's judgement with the weights measured best, and a search in the last round.
 
 The judgement is greedy's rating (bots/greedy.py) from the seat's view
 alone, with the weights that beat greedy in thousands of seeded games
@@ -6,32 +6,33 @@ alone, with the weights that beat greedy in thousands of seeded games
 large lead on the estimates (R9, R10); in Grande a single closed card,
 which means one-card turns (R20), has a price; in ALLEGRA a card of a shared
 column, which scores for a rival too (R17), counts half, and the bot knocks
-for middle cards (R16). The levels a person picks are weights: `normal` ends
-rounds carefully, `hard` (what `strong` is) also keeps its two-card turns in
-Grande and plays the shared columns and the knock in ALLEGRA.
+for middle cards (R16). The levels a person picks are weights and a budget:
+`normal` ends rounds carefully, `hard` (what `strong` is) also keeps its
+two-card turns in Grande, plays the shared columns and the knock in ALLEGRA,
+and searches the end of the game's last round.
 
-The search (`Budget.samples` > 0): near the round's end (the end triggered,
-or a display with `closed_at` or fewer closed cards), at each decision with
-a real choice, it takes a few candidate moves (the judgement's pick and the
-moves a quick rating likes best), deals the cards its seat cannot see in
-`samples` ways consistent with all it has seen (`search.determinize`), and
-plays each candidate in each deal to the end of the round with the quick
-playout policy (`search.play_round`). Every candidate meets the same deals
-(common random numbers), so the comparison is between paired playouts and
-their noise mostly cancels. A candidate replaces the pick only when it beats
-it on average by more than `margin` points and by more than `sure` standard
-errors of the paired differences. No level searches today: against the
-tuned judgement every search measured cost points, even one kept to the last
-turn (docs/bots.md has the figures), since the playout policy ends rounds as
-the judgement never would.
+The search (`Budget.samples` > 0) checks the judgement where the game is
+decided: in the last round (R11), once the round's end is near (the end
+triggered, or a display with `closed_at` or fewer closed cards), at each
+draw or play with a real choice. It takes the judgement's pick and the
+alternatives: every other draw (a Swap only as the judgement's pick), or the
+plays the one-move rating likes best. It deals the cards its seat cannot see
+in `samples` ways consistent with all it has seen (`search.determinize`), and
+plays each candidate in each deal to the round's end with bots at every seat
+(`search.play_round_by`): itself as its judgement plays, the other seats as
+greedy plays, each from its own view of the deal. A playout's worth is the
+game's outcome in points: the best other total less its own, clipped to
+`clip` either way, so that a playout counts by whether it wins or loses
+and by little more (the totals beyond the clip decide nothing).
+Every candidate meets the same deals and the same seeded bots (common random
+numbers), so the comparison is between paired playouts and their noise
+mostly cancels. A candidate replaces the pick only when it beats it on
+average by more than `margin` points and by more than `sure` standard errors
+of the paired differences.
 
-A search's budget is counted in playouts (samples x candidates), so a seed
-fixes every game; the wall-clock cap (`seconds`) is a safety that stops
-adding samples after at least two, for a machine far slower than expected.
-
-Knocking (ALLEGRA R16) is greedy's rule: the knock is decided on another
-seat's turn, from a card the bot can place in one move, which is greedy's
-strength.
+The budget is counted in playouts (samples x candidates), so a seed fixes
+every game; the wall-clock cap (`seconds`) is a safety that stops adding
+samples after at least two, for a machine far slower than expected.
 """
 
 from __future__ import annotations
@@ -41,26 +42,27 @@ import time
 from dataclasses import dataclass, replace
 from typing import Mapping, Sequence
 
-from allegra_lan.rules.moves import Move, Swap
+from allegra_lan.rules.moves import Give, Move, Swap
 from allegra_lan.rules.rng import Stream
 from allegra_lan.rules.ruleset import Variant
 from allegra_lan.rules.view import DecisionKind, SeatView
 
 from .base import Bot
 from .greedy import GreedyBot, Weights
-from .search import Deal, Memory, clears, deck_mean, determinize, play_out, public_lead
+from .search import Deal, Memory, determinize, play_out
 
 
 @dataclass(frozen=True)
 class Budget:
     """How hard the search thinks: deals per decision and candidates per deal (no deals: the
-    judgement's pick stands everywhere, as in every level today; docs/bots.md says why)."""
+    judgement's pick stands everywhere, as at level normal)."""
 
     samples: int = 0
-    candidates: int = 5
-    margin: float = 0.25  # points a candidate must gain over greedy's pick on average
-    sure: float = 2.0  # ... and standard errors of the paired differences
+    candidates: int = 3  # the judgement's pick and the plays rated best after it
+    margin: float = 0.5  # points (of the clipped game lead) a candidate must gain on average
+    sure: float = 1.5  # ... and standard errors of the paired differences
     closed_at: int = 3  # search once a display has this few closed cards, or the end is triggered
+    clip: float = 10.0  # a playout's worth: the game lead over the best other seat, within +-clip
     seconds: float = 10.0  # safety cap per decision (never reached on a sane machine)
 
 
@@ -117,7 +119,7 @@ class Level:
 
 LEVELS: dict[str, Level] = {
     "normal": Level(CAREFUL_WEIGHTS, Budget()),
-    "hard": Level(STRONG_WEIGHTS, Budget()),
+    "hard": Level(STRONG_WEIGHTS, Budget(samples=6)),
 }
 
 
@@ -134,6 +136,7 @@ class StrongBot(Bot):
         self._judges: dict[Table, GreedyBot] = {}
         self.memory = Memory()
         self.decisions = 0
+        self._hopes: dict[Weights, dict[tuple[int | None, ...], float]] = {}  # shared by playout bots
 
     def greedy(self, view: SeatView) -> GreedyBot:
         """Greedy's rating with the strong weights of this table (one bot per kind of table,
@@ -150,31 +153,75 @@ class StrongBot(Bot):
 
     def choose(self, view: SeatView, legal: Sequence[Move]) -> Move:
         self.memory.see(view)
-        pick = self.greedy(view).choose(view, legal)
-        if len(legal) == 1 or self.budget.samples < 1 or not self._endgame(view):
+        judge = self.greedy(view)
+        pick = judge.choose(view, legal)
+        if len(legal) == 1 or self.budget.samples < 1 or not self._decisive(view):
+            return pick
+        candidates = self._candidates(view, legal, pick, judge)
+        if len(candidates) == 1:
             return pick
         self.decisions += 1
         stream = Stream(self.seed, f"allegra-lan/bot/strong/decision/{self.decisions}")
-        first = determinize(view, stream, self.memory)
-        candidates = self._candidates(view, first, legal, pick)
-        if len(candidates) == 1:
-            return pick
-        mean = deck_mean(view.ruleset)
-        seat = view.seat
         worth: list[list[float]] = [[] for _ in candidates]
         start = time.monotonic()
         for k in range(self.budget.samples):
-            deal = first if k == 0 else determinize(view, stream, self.memory)
+            deal = determinize(view, stream, self.memory)
+            seeds = [stream.word().to_bytes(8, "big") * 4 for _ in range(view.players)]
             for i, m in enumerate(candidates):
-                worth[i].append(play_out(deal, m, seat, mean))
+                worth[i].append(self._worth(play_out(deal, m, self._playout_bots(view, seeds)), view.seat))
             if k >= 1 and time.monotonic() - start > self.budget.seconds:
                 break
         return self._verdict(candidates, worth, pick)
 
     # ------------------------------------------------------------ the search's parts
 
+    def _decisive(self, view: SeatView) -> bool:
+        """Whether to search: the game's last round (R11), where its outcome is decided and a
+        playout to the round's end scores the whole game, near that round's end, where the
+        playouts are short."""
+        if view.round_no != view.ruleset.rounds - 1:
+            return False
+        if view.ender is not None:
+            return True
+        for d in view.displays:
+            closed = sum(1 for row in d for cv in row if cv is not None and not cv.up)
+            if closed <= self.budget.closed_at:
+                return True
+        return False
+
+    def _candidates(self, view: SeatView, legal: Sequence[Move], pick: Move, judge: GreedyBot) -> list[Move]:
+        """The judgement's pick first, then: at a draw every other draw (a Swap, R26, only
+        when the judgement picks it), at a play the best others by the one-move rating (a
+        Give, R16, only as the pick). Other decisions (turn-ups, peeks) keep the pick."""
+        kind = view.decision.kind if view.decision is not None else None
+        if kind in (DecisionKind.DRAW, DecisionKind.DRAW_SECOND):
+            return [pick] + [m for m in legal if m != pick and not isinstance(m, Swap)]
+        if kind is not DecisionKind.PLAY:
+            return [pick]
+        rated = judge.play_ratings(view, legal)
+        order = sorted((r, i) for i, r in enumerate(rated) if legal[i] != pick and not isinstance(legal[i], Give))
+        return [pick] + [legal[i] for _, i in order[: self.budget.candidates - 1]]
+
+    def _playout_bots(self, view: SeatView, seeds: Sequence[bytes]) -> list[Bot]:
+        """The seats of a playout: this seat as its judgement plays, every other as greedy
+        does, each seeded alike for every candidate of a deal."""
+        key = (view.ruleset.variant, view.players)
+        own = weights_for(self.weights, *key)
+        field = Weights()
+        return [
+            GreedyBot(seeds[q], own if q == view.seat else field,
+                      self._hopes.setdefault(own if q == view.seat else field, {}))
+            for q in range(view.players)
+        ]
+
+    def _worth(self, s: Deal, seat: int) -> float:
+        """A playout's worth to `seat`: the best other seat's total less its own, clipped."""
+        others = min(t for q, t in enumerate(s.totals) if q != seat)
+        lead = float(others - s.totals[seat])
+        return max(-self.budget.clip, min(self.budget.clip, lead))
+
     def _verdict(self, candidates: list[Move], worth: list[list[float]], pick: Move) -> Move:
-        """Greedy's pick unless another candidate is better by a margin the noise cannot explain."""
+        """The judgement's pick unless another candidate is better by a margin the noise cannot explain."""
         base = worth[candidates.index(pick)]
         best, best_gain = pick, 0.0
         for m, w in zip(candidates, worth):
@@ -187,36 +234,6 @@ class StrongBot(Bot):
             if gain > self.budget.margin and gain > self.budget.sure * math.sqrt(var / n) and gain > best_gain:
                 best, best_gain = m, gain
         return best
-
-    def _endgame(self, view: SeatView) -> bool:
-        """Whether the round's end is near: there the playouts are short and nearly exact,
-        while early in a round a quick policy's play of a long future is a poor judge."""
-        if view.ender is not None:
-            return True
-        for d in view.displays:
-            closed = sum(1 for row in d for cv in row if cv is not None and not cv.up)
-            if closed <= self.budget.closed_at:
-                return True
-        return False
-
-    def _candidates(self, view: SeatView, deal: Deal, legal: Sequence[Move], pick: Move) -> list[Move]:
-        """Greedy's pick first, then the best others by a one-move rating of the public facts.
-
-        A Swap (R26) is looked at only when it makes a run: any other Swap only spends a turn."""
-        kind = view.decision.kind if view.decision is not None else None
-        room = self.budget.candidates
-        others = [m for m in legal if m != pick and (not isinstance(m, Swap) or clears(deal, m))]
-        if len(others) >= room and kind in (DecisionKind.REVEAL, DecisionKind.TURN_UP,
-                                              DecisionKind.PEEK_LINE, DecisionKind.PEEK_CARD):
-            # What a turn-up or a look shows is unknown: a one-move rating cannot rank them,
-            # so the candidates are spread over the places.
-            step = len(others) / (room - 1)
-            others = [others[int(i * step)] for i in range(room - 1)]
-        elif len(others) >= room:
-            mean = deck_mean(view.ruleset)
-            rated = sorted(range(len(others)), key=lambda i: (-public_lead(deal, others[i], view.seat, mean), i))
-            others = [others[i] for i in rated[: room - 1]]
-        return [pick] + others
 
 
 def make_level(level: str):
