@@ -205,14 +205,10 @@ class StrongBot(Bot):
     def _playout_bots(self, view: SeatView, seeds: Sequence[bytes]) -> list[Bot]:
         """The seats of a playout: this seat as its judgement plays, every other as greedy
         does, each seeded alike for every candidate of a deal."""
-        key = (view.ruleset.variant, view.players)
-        own = weights_for(self.weights, *key)
+        own = self.greedy(view).w  # the judgement's weights for this table
         field = Weights()
-        return [
-            GreedyBot(seeds[q], own if q == view.seat else field,
-                      self._hopes.setdefault(own if q == view.seat else field, {}))
-            for q in range(view.players)
-        ]
+        weights = [own if q == view.seat else field for q in range(view.players)]
+        return [GreedyBot(seeds[q], w, self._hopes.setdefault(w, {})) for q, w in enumerate(weights)]
 
     def _worth(self, s: Deal, seat: int) -> float:
         """A playout's worth to `seat`: the best other seat's total less its own, clipped."""
