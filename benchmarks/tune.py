@@ -11,9 +11,12 @@ among greedy bots, dealt from `seed_from_number(S, g)`, so every candidate
 meets the same games. For each it prints the tested seat's wins and its
 margin (the others' mean game total less its own; positive is better) with
 its standard error, and, beside the baseline's (`--baseline`, greedy's
-default weights unless given), the mean paired difference of the margins
-and its standard error: the figure docs/bots.md "Tuning" quotes. Margins
-are far less noisy than wins, and pairing cancels most of the deal's luck.
+default weights unless given), the mean paired differences, game by game,
+with their standard errors: of the margin (the figure docs/bots.md "Tuning"
+quotes), of the wins (in points of percentage) and of the lead (the best
+other total less its own, which decides a four-player game). Pairing cancels
+most of the deal's luck: two candidates that play alike win and lose the
+same games, so even the paired wins of 800 games tell a point apart.
 """
 
 from __future__ import annotations
@@ -51,8 +54,9 @@ def tested_bot(spec: Any, seed: bytes) -> Bot:
     return GreedyBot(seed, Weights(**spec))
 
 
-def play_one(task: Task) -> tuple[bool, float]:
-    """One game: whether the tested seat won, and its margin over the others' mean total."""
+def play_one(task: Task) -> tuple[bool, float, float]:
+    """One game: whether the tested seat won, its margin over the others' mean total, and its
+    lead over the best other total."""
     variant, players, _ = SETUPS[task.setup]
     seed = seed_from_number(task.seed, task.game)
     seat = task.game % players
@@ -60,7 +64,8 @@ def play_one(task: Task) -> tuple[bool, float]:
     bots[seat] = tested_bot(task.spec, seat_seed(seed, seat))
     _, stats = play_game(ruleset_for(variant), players, seed, bots)
     others = [t for s, t in enumerate(stats.totals) if s != seat]
-    return seat in stats.winners, sum(others) / len(others) - stats.totals[seat]
+    mine = stats.totals[seat]
+    return seat in stats.winners, sum(others) / len(others) - mine, min(others) - mine
 
 
 def mean_se(xs: Sequence[float]) -> tuple[float, float]:
@@ -84,8 +89,9 @@ def parse_spec(p: OneLineParser, text: str, what: str) -> Any:
     unknown = sorted(set(spec) - WEIGHT_FIELDS)
     if unknown:
         p.error(f"{what}: {', '.join(unknown)} not a field of Weights")
-    if any(not isinstance(v, (int, float)) or isinstance(v, bool) for v in spec.values()):
-        p.error(f"{what}: every field's value must be a number")
+    for k, v in spec.items():
+        if not isinstance(v, (int, float)) or isinstance(v, bool):
+            p.error(f"{what}: {k} must be a number")
     return spec
 
 
@@ -109,20 +115,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             p.error(f"{item!r}: write NAME=JSON")
         specs.append((name, parse_spec(p, text, name)))
     print(f"{a.setup}, {a.games} games per candidate, seed {a.seed}, {a.jobs} job{'s' if a.jobs != 1 else ''}")
-    base: list[float] = []
+    base: list[tuple[bool, float, float]] = []
     with Pool(a.jobs) as pool:
         for name, spec in specs:
             start = time.monotonic()
             results = pool.map(play_one, [Task(a.setup, g, a.seed, spec) for g in range(a.games)], chunksize=4)
-            wins = sum(won for won, _ in results)
-            margins = [m for _, m in results]
-            m, se = mean_se(margins)
+            wins = sum(won for won, _, _ in results)
+            m, se = mean_se([margin for _, margin, _ in results])
             line = f"  {name:14s} wins {wins / a.games:6.1%}  margin {m:+6.2f} ± {se:.2f}"
             if not base:
-                base = margins
+                base = results
             else:
-                d, dse = mean_se([x - y for x, y in zip(margins, base)])
-                line += f"  paired {d:+6.2f} ± {dse:.2f}"
+                d, dse = mean_se([x[1] - y[1] for x, y in zip(results, base)])
+                w, wse = mean_se([100.0 * (x[0] - y[0]) for x, y in zip(results, base)])
+                lead, lse = mean_se([x[2] - y[2] for x, y in zip(results, base)])
+                line += f"  paired: margin {d:+6.2f} ± {dse:.2f}, wins {w:+5.1f} ± {wse:.1f} points, lead {lead:+6.2f} ± {lse:.2f}"
             print(f"{line}  ({time.monotonic() - start:.0f} s)", flush=True)
     return 0
 
