@@ -137,12 +137,13 @@ def test_the_strong_bot_answers_every_decision_with_an_offered_move(variant: str
 
 def test_a_seed_fixes_every_strong_game() -> None:
     """The search's deals and playout bots come from the seed alone, so two games of one seed
-    are one game (level hard differs from this budget only in its numbers)."""
-    bots = [StrongBot(b"s" * 32, NEAR_END) for _ in range(2)]
-    a, _ = play_game(short("grande"), 3, seed_from_number(9), [bots[0], "greedy", "greedy"])
-    b, _ = play_game(short("grande"), 3, seed_from_number(9), [bots[1], "greedy", "greedy"])
-    assert bots[0].decisions == bots[1].decisions > 0
-    assert state_hash(a) == state_hash(b)
+    are one game: with a search near the round's end, and at level hard as it plays."""
+    for budget, game in ((NEAR_END, 9), (None, 8)):
+        bots = [StrongBot(b"s" * 32, budget) for _ in range(2)]
+        a, _ = play_game(short("grande"), 3, seed_from_number(game), [bots[0], "greedy", "greedy"])
+        b, _ = play_game(short("grande"), 3, seed_from_number(game), [bots[1], "greedy", "greedy"])
+        assert bots[0].decisions == bots[1].decisions > 0
+        assert state_hash(a) == state_hash(b)
 
 
 class RoundWatch(StrongBot):
@@ -402,3 +403,7 @@ def test_the_tuning_benchmark_pairs_each_candidate_with_the_baseline() -> None:
                          text=True, timeout=60)
     assert bad.returncode == 2 and bad.stdout == ""
     assert bad.stderr.splitlines() == ["benchmarks/tune.py: error: x: end_margn not a field of Weights"]
+    bad = subprocess.run([sys.executable, str(tune), "grande2", 'x={"end_margin": "25"}'], capture_output=True,
+                         text=True, timeout=60)
+    assert bad.returncode == 2 and bad.stdout == ""
+    assert bad.stderr.splitlines() == ["benchmarks/tune.py: error: x: end_margin must be a number"]
