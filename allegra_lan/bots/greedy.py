@@ -29,7 +29,7 @@ from allegra_lan.rules.moves import (
     Discard, DrawFromDeck, Exchange, Give, Move, PeekCard, PeekLine, Place, ReplaceOpen,
     Swap, TakeDiscard, TurnUp,
 )
-from allegra_lan.rules.ruleset import JOKER, Variant
+from allegra_lan.rules.ruleset import JOKER, Ruleset, Variant
 from allegra_lan.rules.view import DecisionKind, SeatView
 
 from .base import Bot
@@ -422,12 +422,14 @@ class GreedyBot(Bot):
     name = "greedy"
 
     def __init__(self, seed: bytes, weights: Weights | None = None,
-                 hopes: dict[tuple[int | None, ...], float] | None = None) -> None:
+                 hopes: dict[tuple[int | None, ...], float] | None = None, rules: Ruleset | None = None) -> None:
         super().__init__(seed)
         self.w = weights or Weights()
-        # Line faces -> hope, for speed; a search's many playout bots of one weights share one.
+        # Line faces -> hope, for speed; a search's many playout bots of one weights share one,
+        # made under `rules` (a line's hope depends on the ruleset's scores): a fresh bot that
+        # did not know them would clear the shared cache at its first decision.
         self._hopes: dict[tuple[int | None, ...], float] = {} if hopes is None else hopes
-        self._hopes_rules: object = None
+        self._hopes_rules: object = rules
 
     # ------------------------------------------------------------ interface
 

@@ -44,7 +44,7 @@ from typing import Mapping, Sequence
 
 from allegra_lan.rules.moves import Give, Move, Swap
 from allegra_lan.rules.rng import Stream
-from allegra_lan.rules.ruleset import Variant
+from allegra_lan.rules.ruleset import Ruleset, Variant
 from allegra_lan.rules.view import DecisionKind, SeatView
 
 from .base import Bot
@@ -136,7 +136,8 @@ class StrongBot(Bot):
         self._judges: dict[Table, GreedyBot] = {}
         self.memory = Memory()
         self.decisions = 0
-        self._hopes: dict[Weights, dict[tuple[int | None, ...], float]] = {}  # shared by playout bots
+        # Shared by the playout bots of one weights and ruleset.
+        self._hopes: dict[tuple[Weights, Ruleset], dict[tuple[int | None, ...], float]] = {}
 
     def greedy(self, view: SeatView) -> GreedyBot:
         """Greedy's rating with the strong weights of this table (one bot per kind of table,
@@ -208,7 +209,8 @@ class StrongBot(Bot):
         own = self.greedy(view).w  # the judgement's weights for this table
         field = Weights()
         weights = [own if q == view.seat else field for q in range(view.players)]
-        return [GreedyBot(seeds[q], w, self._hopes.setdefault(w, {})) for q, w in enumerate(weights)]
+        rules = view.ruleset
+        return [GreedyBot(seeds[q], w, self._hopes.setdefault((w, rules), {}), rules) for q, w in enumerate(weights)]
 
     def _worth(self, s: Deal, seat: int) -> float:
         """A playout's worth to `seat`: the best other seat's total less its own, clipped."""
