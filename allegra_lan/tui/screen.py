@@ -483,6 +483,13 @@ def display_block(v: SeatView, ui: UiState, seat: int, cell: int, big: bool,
     return label + body, width
 
 
+# One screen's displays, by everything that shapes them, while `screen_lines` draws it: the
+# layout search tries up to a dozen looks, each with every opponent's display, and drew the
+# same displays over and over (three quarters of the client's time per frame).
+_parts_memo: dict[tuple[object, ...], tuple[list[Line], list[Line], int]] | None = None
+_parts_alive: list[tuple[SeatView, "UiState"]] = []
+
+
 def display_parts(v: SeatView, ui: UiState, seat: int, cell: int, big: bool,
                   spacing: int = 0, box: bool = False, tall: int = 3,
                   label_room: int = 0) -> tuple[list[Line], list[Line], int]:
@@ -492,6 +499,23 @@ def display_parts(v: SeatView, ui: UiState, seat: int, cell: int, big: bool,
     ALLEGRA, big: the seat's area as the engine reads it, the left neighbour's shared
     column first (headed with its owner's name), set off by `|`, then the seat's own four
     columns, its own shared column set off by `|` too. Small: the display alone."""
+    memo = _parts_memo
+    if memo is None:
+        return _display_parts(v, ui, seat, cell, big, spacing, box, tall, label_room)
+    # The ids name `v` and `ui` because the memo keeps both alive until the screen is drawn
+    # (a `ui` made for one layout, then freed, cannot lend its id to another); the lists
+    # are copied, so a caller that extends one changes no other.
+    key = (id(v), id(ui), seat, cell, big, spacing, box, tall, label_room)
+    got = memo.get(key)
+    if got is None:
+        _parts_alive.append((v, ui))
+        got = memo[key] = _display_parts(v, ui, seat, cell, big, spacing, box, tall, label_room)
+    label, body, width = got
+    return list(label), list(body), width
+
+
+def _display_parts(v: SeatView, ui: UiState, seat: int, cell: int, big: bool, spacing: int, box: bool,
+                   tall: int, label_room: int) -> tuple[list[Line], list[Line], int]:
     look = Look(cell, box, spacing, tall)
     allegra = v.variant is Variant.ALLEGRA
     layout = area_layout(v, seat) if big else [
@@ -922,9 +946,7 @@ def message_lines(message: str, style: str, width: int, rows: int) -> list[Line]
     return [[(style, p)] for p in pieces]
 
 
-def _table(v: SeatView, ui: UiState, width: int, height: int) -> list[Line]:
-    lay = _fitting(v, ui, width, height)
-    assert lay is not None  # screen_lines checked the size first
+def _table(v: SeatView, ui: UiState, lay: _Layout, width: int, height: int) -> list[Line]:
     lines = list(lay.top)
     footer_rows = _footer_rows(ui, width)
     msg_style = "class:message.refused" if ui.refused else "class:message"
@@ -1158,8 +1180,19 @@ def screen_lines(v: SeatView, ui: UiState, width: int, height: int) -> list[Line
     Below the size this table needs whole (`needed_size`: one's own cards, the pane with
     the hand and the discard pile, and the whole footer), one centred line says the size
     needed instead of a screen with parts silently cut off."""
+    global _parts_memo
+    _parts_memo = {}
+    try:
+        return _screen_lines(v, ui, width, height)
+    finally:
+        _parts_memo = None
+        _parts_alive.clear()
+
+
+def _screen_lines(v: SeatView, ui: UiState, width: int, height: int) -> list[Line]:
     need = needed_size(v, ui, width)
-    if width < need[0] or height < need[1] or _fitting(v, ui, width, height) is None:
+    lay = _fitting(v, ui, width, height) if width >= need[0] and height >= need[1] else None
+    if lay is None:
         # A size that works: at this width when it is wide enough (the height needed
         # there), else the narrowest width and the height needed at it.
         text = too_small_line(width, height, (max(width, need[0]), need[1]))
@@ -1171,7 +1204,7 @@ def screen_lines(v: SeatView, ui: UiState, width: int, height: int) -> list[Line
     elif ui.overlay in ("round", "game") and v.results:
         lines = _round_end(v, ui, width, height, ui.overlay == "game")
     else:
-        lines = _table(v, ui, width, height)
+        lines = _table(v, ui, lay, width, height)
     lines = lines[:height]
     while len(lines) < height:
         lines.append([])
