@@ -280,6 +280,27 @@ def test_a_wrong_share_is_refused_at_once_and_attributed() -> None:
         Fault(1, "share", 2, "the share of seat 1 for card 2 fails its proof"),)
 
 
+def test_a_share_and_a_pile_checked_once_are_remembered_and_a_changed_byte_is_still_refused() -> None:
+    """dleq.py and verify.py remember what they checked last (a tournament folder holds a
+    copy of each game per seat); the memory is keyed by every byte, so nothing near a good
+    share or pile passes for it."""
+    dealt = deal(PILE, SECRETS)
+    good = make_share(SECRETS[1], PILE, 1, 2, dealt.final[2])
+    key = dealt.keys[1].deal_key
+    for _ in range(2):  # the second time from memory
+        assert check_share(PILE, good, key, dealt.final[2]) == good.point
+    for i in range(len(good.proof)):
+        bad = bytearray(good.proof)
+        bad[i] ^= 0x01
+        with pytest.raises(DealError):
+            check_share(PILE, replace(good, proof=bytes(bad)), key, dealt.final[2])
+    record, seats = dealt.record([good]), dealt.seats(SECRETS)
+    assert verify_pile(record, seats) == verify_pile(record, seats) == ()
+    other = make_share(SECRETS[1], PILE, 1, 3, dealt.final[3])
+    assert verify_pile(dealt.record([replace(good, point=other.point)]), seats) == (
+        Fault(1, "share", 2, "the share of seat 1 for card 2 fails its proof"),)
+
+
 DEALT_FOR_PROPERTIES = deal(PILE, SECRETS)
 
 

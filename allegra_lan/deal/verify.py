@@ -18,6 +18,7 @@ one names the first seat whose published data differs.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Mapping, Sequence
 
 from .cards import CardPoints, Pile
@@ -88,6 +89,21 @@ def _first_difference(a: Sequence[object], b: Sequence[object]) -> int | None:
 
 
 def verify_pile(record: PileRecord, seats: Sequence[SeatRecord], *, proofs_checked: bool = False) -> tuple[Fault, ...]:
+    """`_verify_pile`, remembered for the last piles checked: a tournament folder holds a
+    copy of each game's log per seat, and every copy publishes the same piles. A record
+    whose parts cannot be hashed (lists from a hostile log) is checked afresh."""
+    try:
+        return _verify_pile_memo(record, tuple(seats), proofs_checked)
+    except TypeError:  # unhashable: not remembered
+        return _verify_pile(record, seats, proofs_checked=proofs_checked)
+
+
+@lru_cache(maxsize=64)
+def _verify_pile_memo(record: PileRecord, seats: tuple[SeatRecord, ...], proofs_checked: bool) -> tuple[Fault, ...]:
+    return _verify_pile(record, seats, proofs_checked=proofs_checked)
+
+
+def _verify_pile(record: PileRecord, seats: Sequence[SeatRecord], *, proofs_checked: bool = False) -> tuple[Fault, ...]:
     """Every fault in one pile's published data (empty: verified, given that check_secrets
     found nothing). The shuffles stop at the first one whose shape is wrong: those after
     it had no valid input to be judged on. `seats` must be in seat order 0..n-1.
