@@ -199,8 +199,12 @@ class Player:
                 self.rounds.append(s)
         return s
 
-    def press(self, *keys: str, until: Callable[[str], bool] | None = None) -> str:
-        before = self.look()
+    def press(self, *keys: str, until: Callable[[str], bool] | None = None, before: str | None = None) -> str:
+        """Press `keys` and return the screen that answers them. `before`: the screen just
+        looked at, when nothing but a key can change it (the person's move): a second look
+        costs two captures 30 ms apart per key, a third of a whole game's time."""
+        if before is None:
+            before = self.look()
         self.pane.keys(*keys)
         end = time.monotonic() + 20
         while time.monotonic() < end:
@@ -210,21 +214,21 @@ class Player:
             time.sleep(0.02)
         return self.look()
 
-    def choose(self, want: str) -> str:
-        """Move the cursor to the card `want` names and press enter; when refused, walk on."""
-        s = self.look()
+    def choose(self, want: str, s: str) -> str:
+        """Move the cursor to the card `want` names and press enter; when refused, walk on.
+        `s`: the screen that asks for the card."""
         cells = big_display(s)
         aim = target(cells, want, self.shared_first)
         here = cursor(cells)
         if aim is not None and here is not None and aim != here:
             dr, dc = aim[0] - here[0], aim[1] - here[1]
             keys = ["Down" if dr > 0 else "Up"] * abs(dr) + ["Right" if dc > 0 else "Left"] * abs(dc)
-            s = self.press(*keys, until=lambda t: cursor(big_display(t)) == aim)
+            s = self.press(*keys, until=lambda t: cursor(big_display(t)) == aim, before=s)
         for step in range(30):
-            s = self.press("Enter")
+            s = self.press("Enter", before=s)
             if not re.search(r"Not this card|There is no card|Choose a card", s):
                 return s
-            s = self.press("Down" if step % 5 == 4 else "Right")
+            s = self.press("Down" if step % 5 == 4 else "Right", before=s)
         raise AssertionError("no card could be chosen:\n" + s)
 
     def turn(self) -> bool:
@@ -243,28 +247,28 @@ class Player:
         elif "to act: you" not in head:
             time.sleep(0.03)  # the bots are playing
         elif "give to" in f:
-            self.press(re.search(r"(\d)  give to", f).group(1))  # type: ignore[union-attr]
+            self.press(re.search(r"(\d)  give to", f).group(1), before=s)  # type: ignore[union-attr]
         elif "draw from deck" in f:
             top = re.search(r"Discard \[(-?\d+|J)\]", s)
             low = top is not None and (value(top.group(1)) or 0) <= 2 and " t  take" in f
-            self.press("t" if low else "d")
+            self.press("t" if low else "d", before=s)
         elif "take this card" in f:
-            self.choose("low")
+            self.choose("low", s)
         elif "put it here" in f or "place the given card" in f:
-            self.choose("high")
+            self.choose("high", s)
         elif "place here" in f or "discard it" in f or "discard the deck card" in f:
             hand = re.search(r"In hand \(you\):\s+\[(-?\d+|J)\]", s.replace("\n", " "))
             v = value(hand.group(1)) if hand else None
             if v is not None and v <= 4 or "x  discard" not in f:
-                self.choose("high")
+                self.choose("high", s)
             else:
-                self.press("x")
+                self.press("x", before=s)
         elif "replace this open card" in f:
-            self.choose("open")
+            self.choose("open", s)
         elif "peek at this row" in f:
-            self.press("Enter")
+            self.press("Enter", before=s)
         elif "enter" in f:  # turn up, peek at a card
-            self.choose("closed")
+            self.choose("closed", s)
         else:
             time.sleep(0.03)
         return True
