@@ -232,30 +232,6 @@ def check_deal(t: Table) -> str | None:
         return None
     found = faults()
     return f"the deal does not verify from the published secrets: {found}" if found else None
-    names = [s.name for s in t.genesis.seats] if t.genesis is not None else []
-
-    def who(seat: int) -> str:
-        return f"seat {seat} ({names[seat]})" if 0 <= seat < len(names) else f"seat {seat}"
-
-    if t.stopped is not None and t.over:
-        faults = ledger.verdict()
-        named = "; ".join(f"{who(f.seat)} {f.step}{'' if f.card is None else f' card {f.card}'}: {f.reason}"
-                          for f in faults[:3])
-        more = f" (and {len(faults) - 3} more)" if len(faults) > 3 else ""
-        return f"the deal broke during the game: {t.stopped}" + (f"; {named}{more}" if named else "")
-    done = to_act(t.state) is None
-    owed = ledger.owed()
-    if done and owed is not None and owed.kind == SECRET:
-        return (f"{who(owed.seat)} withheld its deal secret at the game's end: its shuffles and "
-                "shares cannot be checked, the deal is unverified")
-    if t.over:
-        faults = ledger.verdict()
-        if faults:
-            named = "; ".join(f"{who(f.seat)} {f.step}{'' if f.card is None else f' card {f.card}'}: {f.reason}"
-                              for f in faults[:3])
-            more = f" (and {len(faults) - 3} more)" if len(faults) > 3 else ""
-            return f"the deal does not verify from the published secrets: {named}{more}"
-    return None
 
 
 def verdict_line(v: Verdict) -> str:
