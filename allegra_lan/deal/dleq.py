@@ -60,7 +60,7 @@ def verify(proof: object, where: Sequence[Part], big_x: bytes, c1: bytes, d: byt
     return _verify(bytes(proof), tuple(where), big_x, c1, d)
 
 
-@lru_cache(maxsize=16384)
+@lru_cache(maxsize=8192)
 def _verify(proof: bytes, where: tuple[Part, ...], big_x: bytes, c1: bytes, d: bytes) -> bool:
     """`verify`, remembered by every byte of the statement and the proof: the copies of one
     game's log that a tournament folder holds (one per seat) prove the same shares, and

@@ -98,7 +98,7 @@ def verify_pile(record: PileRecord, seats: Sequence[SeatRecord], *, proofs_check
         return _verify_pile(record, seats, proofs_checked=proofs_checked)
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=16)
 def _verify_pile_memo(record: PileRecord, seats: tuple[SeatRecord, ...], proofs_checked: bool) -> tuple[Fault, ...]:
     return _verify_pile(record, seats, proofs_checked=proofs_checked)
 

@@ -108,18 +108,28 @@ def _verify_key(author: bytes) -> VerifyKey:
     return VerifyKey(author)
 
 
-@lru_cache(maxsize=8192)
-def _signed_by(author: bytes, signed: bytes) -> bool:
-    """Whether `signed` carries `author`'s signature over the rest of its bytes.
+_SIGNED: dict[tuple[bytes, bytes], bool] = {}  # (author, event id) -> the signature is good
+_SIGNED_MAX = 8192
 
-    Remembered for the last events seen, by their whole bytes (so a hit is the very same
-    event): every copy of a game's log holds the same events, and `tournament check`
-    reads one copy per seat; a simulated network decodes each event once per peer. An
-    invalid key raises, and is never remembered."""
+
+def _signed_by(author: bytes, signed: bytes, eid: bytes) -> bool:
+    """Whether `signed` (whose id is `eid`) carries `author`'s signature over the rest.
+
+    Good answers are remembered for the last 8192 events, by the author and the event's
+    id (a BLAKE2b-256 of every byte, so a hit is the very same event, and an entry holds
+    no event: a flood of large events costs no more than small ones): every copy of a
+    game's log holds the same events, and `tournament check` reads one copy per seat; a
+    simulated network decodes each event once per peer. An invalid key raises."""
+    key = (author, eid)
+    if key in _SIGNED:
+        return True
     try:
         _verify_key(author).verify(signed)
     except BadSignatureError:
         return False
+    if len(_SIGNED) >= _SIGNED_MAX:
+        _SIGNED.clear()
+    _SIGNED[key] = True
     return True
 
 
@@ -141,11 +151,12 @@ def decode_event(signed: bytes) -> Event:
     except CodecError as e:
         raise EventError(f"envelope: {e}") from None
     _check_fields(env)
+    eid = event_id(signed)
     try:
-        good = _signed_by(env["author"], signed)
+        good = _signed_by(env["author"], signed, eid)
     except Exception:
         raise EventError("field author is not a valid Ed25519 public key") from None
     if not good:
         raise EventError("bad signature: the event was not signed by its author or was changed")
     return Event(env["v"], env["game"], env["seq"], env["prev"], env["author"], env["kind"],
-                 env["body"], signed, event_id(signed))
+                 env["body"], signed, eid)
