@@ -28,7 +28,7 @@ import sys
 import time
 from dataclasses import dataclass, fields
 from multiprocessing import Pool
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
@@ -54,9 +54,16 @@ def tested_bot(spec: Any, seed: bytes) -> Bot:
     return GreedyBot(seed, Weights(**spec))
 
 
-def play_one(task: Task) -> tuple[bool, float, float]:
-    """One game: whether the tested seat won, its margin over the others' mean total, and its
-    lead over the best other total."""
+class Outcome(NamedTuple):
+    """One game, for the tested seat."""
+
+    won: bool  # a shared win counts (R11)
+    margin: float  # the others' mean total less its own
+    lead: float  # the best other total less its own
+
+
+def play_one(task: Task) -> Outcome:
+    """One game, as the tested seat ends it."""
     variant, players, _ = SETUPS[task.setup]
     seed = seed_from_number(task.seed, task.game)
     seat = task.game % players
@@ -65,7 +72,7 @@ def play_one(task: Task) -> tuple[bool, float, float]:
     _, stats = play_game(ruleset_for(variant), players, seed, bots)
     others = [t for s, t in enumerate(stats.totals) if s != seat]
     mine = stats.totals[seat]
-    return seat in stats.winners, sum(others) / len(others) - mine, min(others) - mine
+    return Outcome(seat in stats.winners, sum(others) / len(others) - mine, min(others) - mine)
 
 
 def mean_se(xs: Sequence[float]) -> tuple[float, float]:
@@ -115,20 +122,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             p.error(f"{item!r}: write NAME=JSON")
         specs.append((name, parse_spec(p, text, name)))
     print(f"{a.setup}, {a.games} games per candidate, seed {a.seed}, {a.jobs} job{'s' if a.jobs != 1 else ''}")
-    base: list[tuple[bool, float, float]] = []
+    base: list[Outcome] = []
     with Pool(a.jobs) as pool:
         for name, spec in specs:
             start = time.monotonic()
             results = pool.map(play_one, [Task(a.setup, g, a.seed, spec) for g in range(a.games)], chunksize=4)
-            wins = sum(won for won, _, _ in results)
-            m, se = mean_se([margin for _, margin, _ in results])
+            wins = sum(r.won for r in results)
+            m, se = mean_se([r.margin for r in results])
             line = f"  {name:14s} wins {wins / a.games:6.1%}  margin {m:+6.2f} ± {se:.2f}"
             if not base:
                 base = results
             else:
-                d, dse = mean_se([x[1] - y[1] for x, y in zip(results, base)])
-                w, wse = mean_se([100.0 * (x[0] - y[0]) for x, y in zip(results, base)])
-                lead, lse = mean_se([x[2] - y[2] for x, y in zip(results, base)])
+                d, dse = mean_se([x.margin - y.margin for x, y in zip(results, base)])
+                w, wse = mean_se([100.0 * (x.won - y.won) for x, y in zip(results, base)])
+                lead, lse = mean_se([x.lead - y.lead for x, y in zip(results, base)])
                 line += f"  paired: margin {d:+6.2f} ± {dse:.2f}, wins {w:+5.1f} ± {wse:.1f} points, lead {lead:+6.2f} ± {lse:.2f}"
             print(f"{line}  ({time.monotonic() - start:.0f} s)", flush=True)
     return 0
