@@ -55,7 +55,7 @@ def prove(secret: bytes, where: Sequence[Part], x: int, big_x: bytes, c1: bytes,
 def verify(proof: object, where: Sequence[Part], big_x: bytes, c1: bytes, d: bytes) -> bool:
     """True when `proof` shows log_G(big_x) == log_c1(d). The points must already be checked
     (check_point); any proof bytes at all give True or False, never an exception."""
-    if _split(proof) is None:
+    if not isinstance(proof, (bytes, bytearray)) or len(proof) != PROOF_BYTES:
         return False
     return _verify(bytes(proof), tuple(where), big_x, c1, d)
 
