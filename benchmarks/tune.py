@@ -5,7 +5,9 @@
 
 Each NAME=JSON is greedy's rating with the `Weights` fields the JSON object
 sets (`{"end_margin": 25, "one_card": 9}`), or a bot or level name in JSON
-quotes (`'"hard"'`). Like benchmarks/bots.py, game g of the SETUP
+quotes (`'"hard"'`), or the strong bot's judgement with a search of the
+`Budget` fields under "search" (`{"search": {"samples": 6, "closed_at": 6}}`:
+level hard, searching from 6 closed cards on). Like benchmarks/bots.py, game g of the SETUP
 (grande4, grande2, allegra4) seats the tested bot at seat g mod players
 among greedy bots, dealt from `seed_from_number(S, g)`, so every candidate
 meets the same games. For each it prints the tested seat's wins and its
@@ -33,11 +35,13 @@ from typing import Any, NamedTuple, Sequence
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from allegra_lan.bots import Bot, GreedyBot, Weights, bot_names, make_bot, play_game, seat_seed  # noqa: E402
+from allegra_lan.bots.strong import STRONG_WEIGHTS, Budget, StrongBot  # noqa: E402
 from allegra_lan.rules import ruleset_for  # noqa: E402
 from allegra_lan.rules.rng import seed_from_number  # noqa: E402
 from bots import SETUPS, OneLineParser  # noqa: E402  (benchmarks/bots.py: the same set-ups and errors)
 
 WEIGHT_FIELDS = {f.name for f in fields(Weights)}
+BUDGET_FIELDS = {f.name for f in fields(Budget)}
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,8 @@ class Task:
 def tested_bot(spec: Any, seed: bytes) -> Bot:
     if isinstance(spec, str):
         return make_bot(spec, seed)
+    if "search" in spec:
+        return StrongBot(seed, Budget(**spec["search"]), STRONG_WEIGHTS)
     return GreedyBot(seed, Weights(**spec))
 
 
@@ -93,10 +99,15 @@ def parse_spec(p: OneLineParser, text: str, what: str) -> Any:
         return spec
     if not isinstance(spec, dict):
         p.error(f"{what}: give a JSON object of Weights fields or a bot name in quotes")
-    unknown = sorted(set(spec) - WEIGHT_FIELDS)
+    checked, fields_of, kind = spec, WEIGHT_FIELDS, "Weights"
+    if "search" in spec:
+        checked, fields_of, kind = spec["search"], BUDGET_FIELDS, "Budget"
+        if set(spec) != {"search"} or not isinstance(checked, dict):
+            p.error(f"{what}: give \"search\" alone, as an object of Budget fields")
+    unknown = sorted(set(checked) - fields_of)
     if unknown:
-        p.error(f"{what}: {', '.join(unknown)} not a field of Weights")
-    for k, v in spec.items():
+        p.error(f"{what}: {', '.join(unknown)} not a field of {kind}")
+    for k, v in checked.items():
         if not isinstance(v, (int, float)) or isinstance(v, bool):
             p.error(f"{what}: {k} must be a number")
     return spec

@@ -391,14 +391,15 @@ def test_the_tuning_benchmark_pairs_each_candidate_with_the_baseline() -> None:
 
     tune = BENCH.with_name("tune.py")
     p = subprocess.run([sys.executable, str(tune), "grande2", "--games", "2", "--jobs", "1",
-                        "same={}", 'careful={"end_margin": 25}', 'level="normal"'],
+                        "same={}", 'careful={"end_margin": 25}', 'level="normal"',
+                        'searched={"search": {"samples": 2, "closed_at": 0}}'],
                        capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
     lines = p.stdout.splitlines()
     assert lines[0] == "grande2, 2 games per candidate, seed 7, 1 job"
     assert lines[1].lstrip().startswith("baseline") and "paired" not in lines[1]
     assert "paired: margin  +0.00 ± 0.00, wins  +0.0 ± 0.0 points, lead  +0.00 ± 0.00" in lines[2]
-    assert all(" wins " in ln and " margin " in ln and " paired: " in ln for ln in lines[2:5])
+    assert all(" wins " in ln and " margin " in ln and " paired: " in ln for ln in lines[2:6])
     bad = subprocess.run([sys.executable, str(tune), "grande2", 'x={"end_margn": 3}'], capture_output=True,
                          text=True, timeout=60)
     assert bad.returncode == 2 and bad.stdout == ""
@@ -407,3 +408,9 @@ def test_the_tuning_benchmark_pairs_each_candidate_with_the_baseline() -> None:
                          text=True, timeout=60)
     assert bad.returncode == 2 and bad.stdout == ""
     assert bad.stderr.splitlines() == ["benchmarks/tune.py: error: x: end_margin must be a number"]
+    for spec, said in (('{"search": {"sample": 6}}', "sample not a field of Budget"),
+                       ('{"search": {"samples": 6}, "hope": 1}', 'give "search" alone, as an object of Budget fields')):
+        bad = subprocess.run([sys.executable, str(tune), "grande2", f"x={spec}"], capture_output=True,
+                             text=True, timeout=60)
+        assert bad.returncode == 2 and bad.stdout == ""
+        assert bad.stderr.splitlines() == [f"benchmarks/tune.py: error: x: {said}"]
