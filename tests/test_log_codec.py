@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings, strategies as st
 from nacl.signing import SigningKey
 
 from allegra_lan.log.codec import CodecError, decode, encode
@@ -113,3 +114,35 @@ def test_oversize_event_is_refused() -> None:
         _event(body={"x": b"y" * MAX_EVENT})
     with pytest.raises(EventError, match="more than"):
         decode_event(b"\0" * (MAX_EVENT + 1))
+
+
+def _outcome(raw: object) -> object:
+    try:
+        return decode_event(raw)  # type: ignore[arg-type]
+    except EventError as e:
+        assert "\n" not in str(e)
+        return str(e)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(
+    st.lists(st.tuples(st.integers(0, 400), st.integers(0, 255)), max_size=4),  # edits of a good event
+    st.binary(max_size=300),
+    st.integers(), st.none(), st.text(max_size=20),
+))
+def test_decode_event_on_arbitrary_values_answers_alike_every_time_and_takes_only_true_signatures(
+        data: object) -> None:
+    """decode_event is total: an Event or one EventError line, for any value. It gives the
+    same answer again once it remembers the signature check (envelope.py `_signed_by`),
+    and an Event only for bytes whose author's key really signed them."""
+    from nacl.signing import VerifyKey
+
+    if isinstance(data, list):
+        raw = bytearray(_event(seq=3, kind="move", body={"x": 7}))
+        for at, value in data:
+            raw[at % len(raw)] = value
+        data = bytes(raw)
+    first, second = _outcome(data), _outcome(data)
+    assert first == second
+    if not isinstance(first, str):
+        VerifyKey(first.author).verify(data)  # type: ignore[attr-defined]  # raises if it was not signed so
