@@ -92,10 +92,12 @@ def verify_pile(record: PileRecord, seats: Sequence[SeatRecord], *, proofs_check
     """`_verify_pile`, remembered for the last piles checked: a tournament folder holds a
     copy of each game's log per seat, and every copy publishes the same piles. A record
     whose parts cannot be hashed (lists from a hostile log) is checked afresh."""
+    key = (record, tuple(seats))
     try:
-        return _verify_pile_memo(record, tuple(seats), proofs_checked)
-    except TypeError:  # unhashable: not remembered
+        hash(key)
+    except TypeError:  # unhashable: not remembered (a TypeError of the check itself is not caught)
         return _verify_pile(record, seats, proofs_checked=proofs_checked)
+    return _verify_pile_memo(*key, proofs_checked)
 
 
 @lru_cache(maxsize=16)
