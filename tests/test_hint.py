@@ -79,13 +79,17 @@ def test_placing_a_card_names_it_and_its_place() -> None:
     assert "run of 7s" in h.reason
 
 
-def test_a_swap_shows_both_cards() -> None:
-    s = build(GRANDE, [["12 12 3 ?", "? ? ? J", CLOSED, CLOSED], [CLOSED] * 4], deck=DECK, discard=["8"])
+def test_a_swap_shows_both_cards_and_names_the_run_it_makes() -> None:
+    # Late in the round (the other display has two closed cards), where no later card is
+    # sure to come for the 12s: the Joker swapped beside them clears a run of 12s. The
+    # reason names the run's value, not the 3 the Joker changed places with.
+    other = ["1 2 3 4", "4 5 6 1", "2 3 ? ?", "1 2 6 7"]
+    s = build(GRANDE, [["12 12 3 ?", "? ? ? J", CLOSED, CLOSED], other], deck=DECK, discard=["8"])
     h = hint_now(s)
     assert h.move == Swap(Slot(0, 0, 2), Slot(0, 1, 3))
     assert set(h.cells) == {Slot(0, 0, 2), Slot(0, 1, 3)}
     assert h.words == "swap row 1 col 3 with row 2 col 4"
-    assert h.reason.startswith("clears ")
+    assert h.reason.startswith("clears 3 cards with a run of 12s")
 
 
 def test_an_allegra_place_in_the_neighbours_column_names_that_seat() -> None:

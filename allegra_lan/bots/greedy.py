@@ -65,13 +65,15 @@ class Weights:
     knock_gain: float = 5.0  # ... that improves the bot's area by this much
     give_cost: float = 1.0  # a Give also helps the knocker, an opponent
     candidates: int = 6  # first moves looked at two deep in a Grande hand of two
+    future: float = 0.0  # replacements still to come, per closed card of the nearest other display
+    future_r: float = 3.0  # ... each by a card worth this much
 
 
 class Base:
     """A board with its rating's parts, so one-card changes can be rated without a copy."""
 
     __slots__ = ("board", "score", "shared", "pots", "pot", "closed", "value", "mine", "own", "_line_vals",
-                 "_feed_old")
+                 "_feed_old", "ests", "fut")
 
     def __init__(self, judge: "Judge", board: Board, closed_adj: int = 0) -> None:
         self.board = board
@@ -84,7 +86,12 @@ class Base:
         self.pot = fsum(self.pots.values())
         self.closed = board.closed_own() + closed_adj
         self.shared = fsum(est(cells[p]) for p in judge.shared_cells) if judge.shared_cells else 0.0
-        self.value = judge.combine(self.score, self.pot, self.closed, self.shared)
+        self.ests: dict[int, float] | None = None
+        self.fut = 0.0
+        if judge.future_n:
+            self.ests = {p: est(cells[p]) for p in board.mine}
+            self.fut = judge.future_cost(self.ests.values())
+        self.value = judge.combine(self.score, self.pot, self.closed, self.shared, self.fut)
         self._line_vals: list[dict[int | None, int]] | None = None
         self._feed_old: list[float] | None = None
 
@@ -142,6 +149,11 @@ class Judge:
         self.one_card = w.one_card if self.grande and not last_turn else 0.0
         # Past its patience a trailing bot no longer holds its last closed card back: bots
         # that all trail (by their own estimates) must not keep a round going for ever.
+        self.future_n = 0.0
+        if w.future and not last_turn:
+            near = min((sum(1 for row in d for cv in row if cv is not None and not cv.up)
+                        for q, d in enumerate(view.displays) if q != view.seat), default=0)
+            self.future_n = w.future * near
         self.can_trigger = (
             view.ender is None and self.board.closed_own() > 0 and view.turn <= w.patience * view.players
         )
@@ -218,8 +230,20 @@ class Judge:
                 best = gain
         return best
 
-    def combine(self, score: float, pot: float, closed: int, shared: float = 0.0) -> float:
-        v = score - self.hope * pot + self.tempo * closed
+    def future_cost(self, ests) -> float:
+        """What the replacements still to come will take off the highest cards."""
+        left = self.future_n
+        r = self.w.future_r
+        total = 0.0
+        for e in sorted(ests, reverse=True):
+            if left <= 0 or e <= r:
+                break
+            total += min(1.0, left) * (e - r)
+            left -= 1.0
+        return total
+
+    def combine(self, score: float, pot: float, closed: int, shared: float = 0.0, fut: float = 0.0) -> float:
+        v = score - fut - self.hope * pot + self.tempo * closed
         if self.shared_cells:
             v -= self.w.shared * shared
         if closed == 1:
@@ -270,7 +294,12 @@ class Judge:
             if i in base.pots:
                 pot += self.line_hope(b, i) - base.pots[i]
         b.cells[pos] = old
-        return self.combine(score, pot, closed, shared)
+        fut = base.fut
+        if base.ests is not None and pos in base.ests:
+            ests = dict(base.ests)
+            ests[pos] = self.est(cell)
+            fut = self.future_cost(ests.values())
+        return self.combine(score, pot, closed, shared, fut)
 
     def place_value(self, base: Base, pos: int, value: int, discards_old: bool = True) -> float:
         v = self.set_value(base, pos, (value, True))
@@ -306,7 +335,7 @@ class Judge:
         closed_cards = [p for p in b.cards_mine() if not b.cells[p][1]]  # type: ignore[index]
         if not closed_cards:
             return base.value + self.feed(value)
-        v = self.combine(base.score, base.pot, base.closed + self.turn_up_adj(base), base.shared) - self.w.reveal_info
+        v = self.combine(base.score, base.pot, base.closed + self.turn_up_adj(base), base.shared, base.fut) - self.w.reveal_info
         if self.grande and len(closed_cards) >= max(2, self.w.peek_min_closed):
             if value == PEEK_ONE:
                 v -= self.w.peek_one
@@ -626,7 +655,7 @@ class GreedyBot(Bot):
                     not b.cells[p][1] for p in b.cards_mine()) else 0  # type: ignore[index]
                 # What the discard's rating holds beyond the board: peeks, reveal, the gift.
                 extra = judge.discard_value(base, value) - judge.combine(
-                    base.score, base.pot, base.closed + adj, base.shared)
+                    base.score, base.pot, base.closed + adj, base.shared, base.fut)
         base1 = Base(judge, b1, adj)
         options = [judge.place_value(base1, p, second.value) for p in b1.cards_mine()]
         if second.from_deck:

@@ -3,8 +3,9 @@
 The client's hint key and `allegra replay view --review` both ask this module.
 The move comes from a bot by name (bots/registry.py), so a stronger bot can
 give the hints without any change here; the reason comes from the greedy
-bot's rating (bots/greedy.py) with the strong bot's weights
-(`strong.strong_weights`), worked out for the chosen move and for the best
+bot's rating (bots/greedy.py) with the hinting bot's weights (the strong
+bot's, `strong.strong_weights`, for the hint key; greedy's own when a review
+asks greedy), worked out for the chosen move and for the best
 other move: the expected points saved, a run the move clears or lines up
 (R5, R14, R25), or a card it keeps from the next seat (the discard pile's
 top). The reason says only what that rating sees: when the hinting bot picks
@@ -26,10 +27,13 @@ from allegra_lan.rules.moves import (
 from allegra_lan.rules.ruleset import JOKER, Variant
 from allegra_lan.rules.view import DecisionKind, SeatView
 
+from allegra_lan.rules.clearing import runs_in_line
+
 from .board import Board
-from .greedy import Base, GreedyBot, Judge, m_value
+from .base import Bot
+from .greedy import Base, GreedyBot, Judge, Weights, m_value
 from .registry import make_bot
-from .strong import strong_weights
+from .strong import StrongBot, strong_weights
 
 HINT_BOT = "strong"
 """The bot whose move a hint shows: "strong" (bots/strong.py), the best this package plays;
@@ -76,8 +80,12 @@ def hint(view: SeatView, offered: Sequence[Move], *, bot: str = HINT_BOT,
     `against` (the move a player made, for a review) when that is another move."""
     if not offered:
         raise ValueError("a hint needs at least one offered move")
-    chosen = make_bot(bot, seed).choose(view, list(offered))
-    rater = _Rater(view, offered, (against,) if against is not None else ())
+    player = make_bot(bot, seed)
+    chosen = player.choose(view, list(offered))
+    # The bot's own move is rated in full even where the rating would not look at it: a
+    # rating of another bot's weights may have left it out of its two-deep shortlist.
+    rater = _Rater(view, offered, (chosen,) + ((against,) if against is not None else ()),
+                   rating_weights(player, view))
     mine = rater.rate(chosen)
     if against is not None and against != chosen:
         best: _Rated | None = rater.rate(against)
@@ -87,14 +95,25 @@ def hint(view: SeatView, offered: Sequence[Move], *, bot: str = HINT_BOT,
     return Hint(chosen, mine.cells, move_words(view, chosen), rater.reason(mine, best))
 
 
-def gap(view: SeatView, offered: Sequence[Move], move: Move, other: Move) -> float:
-    """Points greedy's rating sees `move` behind `other` (negative: ahead; inf: a move the
+def gap(view: SeatView, offered: Sequence[Move], move: Move, other: Move, *, bot: str = HINT_BOT) -> float:
+    """Points bot `bot`'s rating sees `move` behind `other` (negative: ahead; inf: a move the
     rating would never make). For a review: is the move a player made as good as the bot's?"""
-    rater = _Rater(view, offered, (move, other))
+    rater = _Rater(view, offered, (move, other), rating_weights(make_bot(bot, HINT_SEED), view))
     a, b = rater.rate(move).value, rater.rate(other).value
     if a == float("inf"):
         return a
     return a - b
+
+
+def rating_weights(player: Bot, view: SeatView) -> Weights:
+    """The weights of the rating that tells `player`'s reasons: its own where it rates moves
+    as greedy does (greedy, or the strong bot's judgement at this table), else the strong
+    bot's (a bot with no rating of its own, as random)."""
+    if isinstance(player, GreedyBot):
+        return player.w
+    if isinstance(player, StrongBot):
+        return player.greedy(view).w
+    return strong_weights(view.ruleset.variant, view.players)
 
 
 def as_good(points: float) -> bool:
@@ -159,14 +178,13 @@ def _slot_value(view: SeatView, slot: Slot) -> int | None:
 class _Rater:
     """Greedy's rating of each offered move, taken apart into what a person can be told."""
 
-    def __init__(self, view: SeatView, offered: Sequence[Move], weighed: Sequence[Move] = ()) -> None:
+    def __init__(self, view: SeatView, offered: Sequence[Move], weighed: Sequence[Move],
+                 weights: Weights) -> None:
         """`weighed`: moves to rate in full even where greedy would not look at them (the
-        move a player made, in a review)."""
+        bot's own, and the move a player made, in a review). `weights`: the hinting bot's."""
         self.view = view
         self.offered = list(offered)
         self.weighed = tuple(weighed)
-        # The strong bot's weights: its reasons (ending the round above all) are the hint's.
-        weights = strong_weights(view.ruleset.variant, view.players)
         self.greedy = GreedyBot(HINT_SEED, weights)
         self.judge = Judge(view, weights)
         self.base: Base = self.judge.base
@@ -281,9 +299,8 @@ class _Rater:
         after = board.copy()
         pa, pb = board.pos(m.a), board.pos(m.b)
         after.cells[pa], after.cells[pb] = board.cells[pb], board.cells[pa]
+        run_of = _run_value(after, after.lines_at[pa] + after.lines_at[pb])
         cleared = after.resolve([pa, pb])
-        faces = [c[0] for c in (board.cells[pa], board.cells[pb]) if c is not None and c[1]]
-        run_of = next((f for f in faces if f != JOKER), faces[0] if faces else None)
         return _Rated(m, value, cleared, run_of, False, 0.0, None, (m.a, m.b))
 
     def _lines_up(self, pos: int, card: int) -> bool:
@@ -376,6 +393,17 @@ def after_clear(board: Board, pos: int, card: int) -> int:
     after = board.copy()
     after.cells[pos] = (card, True)
     return after.resolve([pos])
+
+
+def _run_value(board: Board, line_ids: Sequence[int]) -> int | None:
+    """The value of the first run in these lines (a Joker's only when the run is all Jokers):
+    what a person is told a move clears, which need not be either card it moved."""
+    for i in line_ids:
+        f = board.faces(board.lines[i])
+        for a, b in runs_in_line(f):
+            faces = [x for x in f[a:b] if x is not None]
+            return next((x for x in faces if x != JOKER), faces[0] if faces else None)
+    return None
 
 
 def _fit(*options: str) -> str:

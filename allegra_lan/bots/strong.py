@@ -84,11 +84,15 @@ Table = tuple[Variant, int]
 # the knock beside the discount): a card of a shared column counts for a rival too (R17), so
 # half its score is discounted (shared), and the bot knocks for any card up to 8 that
 # improves its area by greedy's gain (knock_max; R16), where greedy knocks only for 1 or less.
-_GRANDE = Weights(hope_open=0.6, reveal_info=1.0, tempo_behind=1.0, end_margin=25.0)
+# In both variants, the largest single gain (5 to 13 points of wins a game): the highest cards
+# are rated as the replacements still to come will leave them (future). Greedy rates a card
+# by what it is now, so it spends a middling card on its worst one, which a later low card
+# would have replaced anyway, and leaves a closed card unturned for it.
+_GRANDE = Weights(hope_open=0.6, reveal_info=1.0, tempo_behind=1.0, end_margin=25.0, future=0.2)
 STRONG_WEIGHTS: dict[Table, Weights] = {
     (Variant.GRANDE, 2): replace(_GRANDE, one_card=24.0),
     (Variant.GRANDE, 0): replace(_GRANDE, one_card=9.0),
-    (Variant.ALLEGRA, 0): Weights(end_margin=15.0, shared=0.5, knock_max=8),
+    (Variant.ALLEGRA, 0): Weights(end_margin=15.0, shared=0.5, knock_max=8, future=0.2),
 }
 # The level between greedy and hard: the careful end alone, at the margin best without the
 # one-card price.

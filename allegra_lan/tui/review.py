@@ -74,7 +74,7 @@ class Review:
         seen = view(before, self.seat)
         offered = offered_then(before, p)
         bot = hint(seen, offered, bot=self.bot, against=p.move)
-        behind = 0.0 if bot.move == p.move else gap(seen, offered, p.move, bot.move)
+        behind = 0.0 if bot.move == p.move else gap(seen, offered, p.move, bot.move, bot=self.bot)
         return Verdict(index, p.move, move_words(seen, p.move), bot, behind)
 
     def judge(self, index: int) -> Verdict:
