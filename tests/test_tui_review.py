@@ -53,6 +53,9 @@ def test_the_same_bot_agrees_with_itself_where_the_rating_can_tell() -> None:
     verdicts = list(review.verdicts.values())
     assert verdicts and all(v.agreed or v.as_good for v in verdicts), [
         v.line() for v in verdicts if not (v.agreed or v.as_good)]
+    # Greedy's reasons are told in greedy's own rating, its move rated in full: a reviewing
+    # bot's move is never one "the rating would never make" (once told as "inf points").
+    assert not any("inf" in v.line() for v in verdicts)
 
 
 def test_the_viewer_shows_the_verdict_and_n_finds_a_difference() -> None:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from math import fsum
-from typing import Callable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from allegra_lan.rules.moves import (
     Discard, DrawFromDeck, Exchange, Give, Move, PeekCard, PeekLine, Place, ReplaceOpen,
@@ -147,13 +147,16 @@ class Judge:
         self.hope = 0.0 if last_turn else w.hope
         self.tempo = 0.0 if last_turn else (w.tempo_ahead if ahead else w.tempo_behind)
         self.one_card = w.one_card if self.grande and not last_turn else 0.0
-        # Past its patience a trailing bot no longer holds its last closed card back: bots
-        # that all trail (by their own estimates) must not keep a round going for ever.
+        # The replacements still to come (`future_cost`): as many as a share of the closed
+        # cards of the display nearest its end, the seat's best clock for when the round ends;
+        # none on the last turn (R9).
         self.future_n = 0.0
         if w.future and not last_turn:
             near = min((sum(1 for row in d for cv in row if cv is not None and not cv.up)
                         for q, d in enumerate(view.displays) if q != view.seat), default=0)
             self.future_n = w.future * near
+        # Past its patience a trailing bot no longer holds its last closed card back: bots
+        # that all trail (by their own estimates) must not keep a round going for ever.
         self.can_trigger = (
             view.ender is None and self.board.closed_own() > 0 and view.turn <= w.patience * view.players
         )
@@ -230,8 +233,14 @@ class Judge:
                 best = gain
         return best
 
-    def future_cost(self, ests) -> float:
-        """What the replacements still to come will take off the highest cards."""
+    def future_cost(self, ests: Iterable[float]) -> float:
+        """What the replacements still to come will take off the seat's highest cards.
+
+        The seat will draw more cards before the round ends, and its next low ones go on its
+        highest cards whatever it does now: so the `future_n` highest (the last one in part)
+        count as a card of `future_r`, and what a high card really costs is the card below
+        them, the one no replacement is left for. Without it a 9 turned into a 7 looks like
+        two points saved, where a later 2 would have replaced either."""
         left = self.future_n
         r = self.w.future_r
         total = 0.0
