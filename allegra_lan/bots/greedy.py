@@ -305,9 +305,8 @@ class Judge:
         b.cells[pos] = old
         fut = base.fut
         if base.ests is not None and pos in base.ests:
-            ests = dict(base.ests)
-            ests[pos] = self.est(cell)
-            fut = self.future_cost(ests.values())
+            new = self.est(cell)
+            fut = self.future_cost(new if p == pos else e for p, e in base.ests.items())
         return self.combine(score, pot, closed, shared, fut)
 
     def place_value(self, base: Base, pos: int, value: int, discards_old: bool = True) -> float:
