@@ -52,6 +52,9 @@ class Hint:
     cells: tuple[Slot, ...]  # the card to turn up, the place for the card, a Swap's two ...
     words: str  # the move, for a person: "take the 3 from the discard pile"
     reason: str  # one line, at most REASON_MAX characters
+    # With `against` (a review): points the rating sees that move behind this one (negative:
+    # ahead; inf: a move the rating would never make); 0.0 when it is this move.
+    behind: float = 0.0
 
     @property
     def text(self) -> str:
@@ -87,22 +90,14 @@ def hint(view: SeatView, offered: Sequence[Move], *, bot: str = HINT_BOT,
     rater = _Rater(view, offered, (chosen,) + ((against,) if against is not None else ()),
                    rating_weights(player, view))
     mine = rater.rate(chosen)
+    behind = 0.0
     if against is not None and against != chosen:
         best: _Rated | None = rater.rate(against)
+        behind = best.value if best.value == float("inf") else best.value - mine.value
     else:
         others = [r for r in (rater.rate(m) for m in offered if m != chosen) if r.value != float("inf")]
         best = min(others, key=lambda r: r.value) if others else None
-    return Hint(chosen, mine.cells, move_words(view, chosen), rater.reason(mine, best))
-
-
-def gap(view: SeatView, offered: Sequence[Move], move: Move, other: Move, *, bot: str = HINT_BOT) -> float:
-    """Points bot `bot`'s rating sees `move` behind `other` (negative: ahead; inf: a move the
-    rating would never make). For a review: is the move a player made as good as the bot's?"""
-    rater = _Rater(view, offered, (move, other), rating_weights(make_bot(bot, HINT_SEED), view))
-    a, b = rater.rate(move).value, rater.rate(other).value
-    if a == float("inf"):
-        return a
-    return a - b
+    return Hint(chosen, mine.cells, move_words(view, chosen), rater.reason(mine, best), behind)
 
 
 def rating_weights(player: Bot, view: SeatView) -> Weights:
@@ -414,5 +409,5 @@ def _fit(*options: str) -> str:
     return options[-1][:REASON_MAX]
 
 
-__all__ = ["HINT_BOT", "HINT_SEED", "REASON_MAX", "Hint", "hint", "gap", "as_good", "move_words",
+__all__ = ["HINT_BOT", "HINT_SEED", "REASON_MAX", "Hint", "hint", "as_good", "move_words",
            "slot_words"]

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from allegra_lan.bots.hint import HINT_BOT, Hint, as_good, gap, hint, move_words
+from allegra_lan.bots.hint import HINT_BOT, Hint, as_good, hint, move_words
 from allegra_lan.rules import Give, Move, legal_moves, view
 
 from .stepper import Position, Stepper
@@ -74,8 +74,7 @@ class Review:
         seen = view(before, self.seat)
         offered = offered_then(before, p)
         bot = hint(seen, offered, bot=self.bot, against=p.move)
-        behind = 0.0 if bot.move == p.move else gap(seen, offered, p.move, bot.move, bot=self.bot)
-        return Verdict(index, p.move, move_words(seen, p.move), bot, behind)
+        return Verdict(index, p.move, move_words(seen, p.move), bot, bot.behind)
 
     def judge(self, index: int) -> Verdict:
         """The verdict on position `index`'s move, kept for the screen."""
