@@ -455,3 +455,31 @@ def test_the_highest_card_counts_as_the_replacement_to_come_except_on_the_last_t
     assert choice(replace(strong, future=0.0), [closed] * 4, False) == on_the_nine
     assert isinstance(choice(strong, [closed] * 4, False), Discard)
     assert choice(strong, done, True) == on_the_nine
+
+
+def test_the_card_the_nearest_display_turns_up_in_its_ending_turn_leaves_no_replacement() -> None:
+    """Weights.future_lag (docs/bots.md): the replacements still to come are counted from the
+    nearest other display's closed cards less the one it turns up in the turn that ends the
+    round (a display with one closed card can end the round in its next turn, R9, R20), so
+    with 4 players nothing is still to come there; with 2 players (no lag) a share still is."""
+    grande = ruleset_for("grande")
+    closed = "? ? ? ?"
+    mine = ["9 1 ? ?", closed, closed, closed]
+
+    def future_n(players: int, near: list[str]) -> float:
+        others = [near] + [[closed] * 4] * (players - 2)
+        hand = [("7", True)]
+        if players == 2:  # R19: 4 x 5 displays
+            rows = [r + " ?" for r in mine]
+            s = build(grande, [rows, [r + " 1" for r in near]], hand=hand, deck=["?"] * 12, discard=["8"])
+        else:
+            s = build(grande, [mine, *others], hand=hand, deck=["?"] * 12, discard=["8"])
+        return Judge(view(s, 0), strong_weights(Variant.GRANDE, players)).future_n
+
+    four = strong_weights(Variant.GRANDE, 4)
+    assert four.future_lag == 1.0
+    assert future_n(4, ["1 2 3 ?", "4 5 6 1", "2 3 1 1", "1 2 6 7"]) == 0.0
+    assert future_n(4, ["1 2 ? ?", "4 5 6 ?", "2 3 1 1", "1 2 6 7"]) == pytest.approx(four.future * 2)  # 3 closed, 1 turned up ending
+    two = strong_weights(Variant.GRANDE, 2)
+    assert two.future_lag == 0.0
+    assert future_n(2, ["1 2 3 ?", "4 5 6 1", "2 3 1 1", "1 2 6 7"]) == pytest.approx(two.future)

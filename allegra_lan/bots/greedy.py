@@ -67,6 +67,7 @@ class Weights:
     candidates: int = 6  # first moves looked at two deep in a Grande hand of two
     future: float = 0.0  # replacements still to come, per closed card of the nearest other display
     future_r: float = 3.0  # ... each by a card worth this much
+    future_lag: float = 0.0  # ... less these closed cards, which that display can turn up in its last turn
 
 
 class Base:
@@ -148,13 +149,15 @@ class Judge:
         self.tempo = 0.0 if last_turn else (w.tempo_ahead if ahead else w.tempo_behind)
         self.one_card = w.one_card if self.grande and not last_turn else 0.0
         # The replacements still to come (`future_cost`): as many as a share of the closed
-        # cards of the display nearest its end, the seat's best clock for when the round ends;
+        # cards of the display nearest its end, the seat's best clock for when the round ends,
+        # less those that display can turn up in the turn that ends the round (`future_lag`:
+        # with two cards a turn, R20, a display with one or two closed cards can end it next);
         # none on the last turn (R9).
         self.future_n = 0.0
         if w.future and not last_turn:
             near = min((sum(1 for row in d for cv in row if cv is not None and not cv.up)
                         for q, d in enumerate(view.displays) if q != view.seat), default=0)
-            self.future_n = w.future * near
+            self.future_n = w.future * max(0.0, near - w.future_lag)
         # Past its patience a trailing bot no longer holds its last closed card back: bots
         # that all trail (by their own estimates) must not keep a round going for ever.
         self.can_trigger = (
