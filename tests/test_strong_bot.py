@@ -467,19 +467,16 @@ def test_the_card_the_nearest_display_turns_up_in_its_ending_turn_leaves_no_repl
     mine = ["9 1 ? ?", closed, closed, closed]
 
     def future_n(players: int, near: list[str]) -> float:
-        others = [near] + [[closed] * 4] * (players - 2)
-        hand = [("7", True)]
-        if players == 2:  # R19: 4 x 5 displays
-            rows = [r + " ?" for r in mine]
-            s = build(grande, [rows, [r + " 1" for r in near]], hand=hand, deck=["?"] * 12, discard=["8"])
-        else:
-            s = build(grande, [mine, *others], hand=hand, deck=["?"] * 12, discard=["8"])
+        displays = [mine, near] + [[closed] * 4] * (players - 2)
+        if players == 2:  # R19: 4 x 5 displays, the fifth column open but for mine
+            displays = [[r + " ?" for r in mine], [r + " 1" for r in near]]
+        s = build(grande, displays, hand=[("7", True)], deck=["?"] * 12, discard=["8"])
         return Judge(view(s, 0), strong_weights(Variant.GRANDE, players)).future_n
 
     four = strong_weights(Variant.GRANDE, 4)
     assert four.future_lag == 1.0
     assert future_n(4, ["1 2 3 ?", "4 5 6 1", "2 3 1 1", "1 2 6 7"]) == 0.0
-    assert future_n(4, ["1 2 ? ?", "4 5 6 ?", "2 3 1 1", "1 2 6 7"]) == pytest.approx(four.future * 2)  # 3 closed, 1 turned up ending
+    assert future_n(4, ["1 2 ? ?", "4 5 6 ?", "2 3 1 1", "1 2 6 7"]) == pytest.approx(four.future * (3 - 1))
     two = strong_weights(Variant.GRANDE, 2)
     assert two.future_lag == 0.0
     assert future_n(2, ["1 2 3 ?", "4 5 6 1", "2 3 1 1", "1 2 6 7"]) == pytest.approx(two.future)

@@ -150,8 +150,8 @@ class Judge:
         self.one_card = w.one_card if self.grande and not last_turn else 0.0
         # The replacements still to come (`future_cost`): as many as a share of the closed
         # cards of the display nearest its end, the seat's best clock for when the round ends,
-        # less those that display can turn up in the turn that ends the round (`future_lag`:
-        # with two cards a turn, R20, a display with one or two closed cards can end it next);
+        # less the closed cards that display turns up in the turn that ends the round
+        # (`future_lag`: one with a single closed card left can end it in its next turn);
         # none on the last turn (R9).
         self.future_n = 0.0
         if w.future and not last_turn:
