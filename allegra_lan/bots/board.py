@@ -16,7 +16,7 @@ from allegra_lan.rules import geometry
 from allegra_lan.rules.clearing import runs_in_line
 from allegra_lan.rules.moves import Slot
 from allegra_lan.rules.ruleset import Variant
-from allegra_lan.rules.view import SeatView
+from allegra_lan.rules.view import CardView, SeatView
 
 Cell = tuple[int | None, bool] | None
 """(value this seat knows or None, face up), or None for a hole.
@@ -225,6 +225,12 @@ def unseen_values(view: SeatView) -> list[int]:
     return out or view.ruleset.deck_values()
 
 
+def closed_cards(display: Sequence[Sequence[CardView | None]]) -> int:
+    """How many cards of a display are still face down: the clock of its round (R9 ends the
+    round when a display has none)."""
+    return sum(1 for row in display for cv in row if cv is not None and not cv.up)
+
+
 def _cell_index(slot: Slot) -> int:
     """A slot's cell in a `Board.table`: the displays one after another, 12 cells each."""
     return slot[0] * ALLEGRA_CELLS + geometry.flat(slot)
@@ -235,4 +241,4 @@ def area_cells(players: int, seat: int) -> list[int]:
     return [_cell_index(sl) for sl in geometry.area(players, seat)]
 
 
-__all__ = ["Board", "Cell", "unseen_values", "area_cells"]
+__all__ = ["Board", "Cell", "closed_cards", "unseen_values", "area_cells"]

@@ -33,7 +33,7 @@ from allegra_lan.rules.ruleset import JOKER, Ruleset, Variant
 from allegra_lan.rules.view import DecisionKind, SeatView
 
 from .base import Bot
-from .board import Board, Cell, area_cells, unseen_values
+from .board import Board, Cell, area_cells, closed_cards, unseen_values
 
 PEEK_VALUE = -2  # Grande R23: look at a row or column
 PEEK_ONE = 5  # Grande R23: look at one card
@@ -155,8 +155,7 @@ class Judge:
         # none on the last turn (R9).
         self.future_n = 0.0
         if w.future and not last_turn:
-            near = min((sum(1 for row in d for cv in row if cv is not None and not cv.up)
-                        for q, d in enumerate(view.displays) if q != view.seat), default=0)
+            near = min((closed_cards(d) for q, d in enumerate(view.displays) if q != view.seat), default=0)
             self.future_n = w.future * max(0.0, near - w.future_lag)
         # Past its patience a trailing bot no longer holds its last closed card back: bots
         # that all trail (by their own estimates) must not keep a round going for ever.

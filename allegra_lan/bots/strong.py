@@ -48,6 +48,7 @@ from allegra_lan.rules.ruleset import Ruleset, Variant
 from allegra_lan.rules.view import DecisionKind, SeatView
 
 from .base import Bot
+from .board import closed_cards
 from .greedy import GreedyBot, Weights
 from .search import Deal, Memory, determinize, play_out
 
@@ -190,11 +191,7 @@ class StrongBot(Bot):
             return False
         if view.ender is not None:
             return True
-        for d in view.displays:
-            closed = sum(1 for row in d for cv in row if cv is not None and not cv.up)
-            if closed <= self.budget.closed_at:
-                return True
-        return False
+        return any(closed_cards(d) <= self.budget.closed_at for d in view.displays)
 
     def _candidates(self, view: SeatView, legal: Sequence[Move], pick: Move, judge: GreedyBot) -> list[Move]:
         """The judgement's pick first, then: at a draw every other draw (a Swap, R26, only
