@@ -14,7 +14,7 @@ from hypothesis import given, settings, strategies as st
 
 from allegra_lan.bots import Bot, StrongBot, Budget, make_bot, play_game, seat_seed
 from allegra_lan.bots.greedy import GreedyBot, Judge, Weights
-from allegra_lan.bots.strong import strong_weights
+from allegra_lan.bots.strong import LEVELS, strong_weights
 from allegra_lan.bots.driver import make_bots, offered_moves
 from allegra_lan.bots.search import Memory, determinize, play_round_by, unseen_pool
 from allegra_lan.rules import Move, SeatView, State, apply, new_game, ruleset_for, state_hash, to_act, view
@@ -159,10 +159,11 @@ def test_a_seed_fixes_every_strong_game() -> None:
 
 
 class RoundWatch(StrongBot):
-    """Level hard, noting how many decisions it had searched when each round began."""
+    """Level hard's search window with 2 deals a decision (the window is what is watched, the
+    deals only cost time), noting how many decisions it had searched when each round began."""
 
     def __init__(self, seed: bytes) -> None:
-        super().__init__(seed)
+        super().__init__(seed, replace(LEVELS["hard"].budget, samples=2))
         self.searched_by_round: dict[int, int] = {}
 
     def choose(self, view: SeatView, legal: Sequence[Move]) -> Move:
