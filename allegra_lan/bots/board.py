@@ -226,8 +226,8 @@ def unseen_values(view: SeatView) -> list[int]:
 
 
 def closed_cards(display: Sequence[Sequence[CardView | None]]) -> int:
-    """How many cards of a display are still face down: the clock of its round (R9 ends the
-    round when a display has none)."""
+    """How many cards of a display are still face down: the clock of its round (R9: a display
+    with none left triggers the round's end)."""
     return sum(1 for row in display for cv in row if cv is not None and not cv.up)
 
 
