@@ -27,6 +27,9 @@ def clis(tmp_path: Path) -> Iterator[CliPool]:
 # processes, the network namespaces. Collected first, pytest-xdist hands them out first, so
 # they run beside the many short tests instead of trailing alone at the end of the run
 # (a quiet run ended with one worker on a 24 s terminal test while the others were idle).
+# That needs `--dist loadgroup` (pyproject.toml), which hands out one test at a time: the
+# default `load` sends each worker a first chunk of a quarter of its share, so one worker
+# got all of these, one after another, for the first three minutes.
 START_FIRST = (
     "tests/test_tui_tmux_games.py::",
     "tests/test_sim.py::test_250_seeded_games_hold_every_invariant",

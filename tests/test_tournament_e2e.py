@@ -45,6 +45,10 @@ from net_helpers import LOOPBACK, ROOT, START_LIMIT, CliPool, CliRun, data_home,
 NAMES = ("Ann", "Bob", "Cid", "Dan", "Eve", "Fay", "Gus")
 VARIANT = "allegra"
 ROUNDS = 3
+# The tests of the tournament run one after another on one pytest-xdist worker (with
+# `--dist loadgroup`, the project's default): spread over workers, all but the first
+# waited on the lock below while the first played it, a worker idle for half a minute.
+ON_ONE_WORKER = pytest.mark.xdist_group("tournament")
 GAME_LIMIT = 240.0  # seconds a one-round network game of bots may take on a loaded machine
 
 
@@ -139,7 +143,9 @@ def tournament(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Tour
     """The tournament, played once per run: under pytest-xdist the first worker to ask plays
     it in the run's shared temporary folder (under a lock) and the others read it from there
     (the pattern of xdist's docs); the tests only read its files. Built per worker, or per
-    module, it was the slowest part of the suite."""
+    module, it was the slowest part of the suite. (With the project's `--dist loadgroup` its
+    tests share one worker, `ON_ONE_WORKER`, and the lock is never waited on; it stays for a
+    run that spreads them, `--dist load`.)"""
     if worker_id == "master":  # no xdist
         return _play_tournament(tmp_path_factory.mktemp("tournament"))
     shared = tmp_path_factory.getbasetemp().parent  # this run's, shared by its workers
@@ -232,6 +238,7 @@ def _expected_games(t: Tournament) -> dict[str, tuple[GameSeen, list[Path]]]:
     return out
 
 
+@ON_ONE_WORKER
 def test_check_counts_each_planned_game_once_and_names_the_bad_files(tournament: Tournament) -> None:
     t = tournament
     games = _expected_games(t)
@@ -295,6 +302,7 @@ def _expected_standings(t: Tournament) -> dict[str, tuple[int, Fraction, Fractio
     return out
 
 
+@ON_ONE_WORKER
 def test_standings_equal_the_points_computed_from_the_games(tournament: Tournament) -> None:
     t = tournament
     want = _expected_standings(t)
@@ -345,6 +353,7 @@ def test_standings_equal_the_points_computed_from_the_games(tournament: Tourname
     assert clean.stdout.count(": played: game ") == 2 * ROUNDS
 
 
+@ON_ONE_WORKER
 def test_report_publishes_the_tournament_and_it_renders_in_chromium(tournament: Tournament,
                                                                     tmp_path: Path) -> None:
     """`tournament report` of the collected folder: the points table equals the computation
