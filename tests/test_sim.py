@@ -490,14 +490,16 @@ def _sim(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
 
 
 def test_the_command_runs_seeds_on_two_processes_and_summarises() -> None:
-    p = _sim("--seeds", "20", "--jobs", "2")
+    """The command's own parts: its worker processes, progress and summary (the seeds'
+    invariants are the 250-seed test's; six seeds still draw faults of several kinds)."""
+    p = _sim("--seeds", "6", "--jobs", "2")
     assert p.returncode == 0, p.stdout + p.stderr
     lines = p.stdout.splitlines()
-    assert lines[0].startswith("games: 20 (")
+    assert lines[0].startswith("games: 6 (")
     assert any(line.startswith("faults injected: ") for line in lines)
-    assert any(line.startswith("invariants checked: no_raise 20, logs ") for line in lines)
+    assert any(line.startswith("invariants checked: no_raise 6, logs ") for line in lines)
     assert "failures: 0" in lines
-    assert p.stderr.strip().splitlines()[-1].startswith("20/20 games")  # not a tty: lines
+    assert p.stderr.strip().splitlines()[-1].startswith("6/6 games")  # not a tty: lines
 
 
 def test_every_option_that_shapes_a_run_is_in_its_replay_command() -> None:
