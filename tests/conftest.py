@@ -64,13 +64,13 @@ def _rewrite_ahead(config: pytest.Config) -> None:
     """Rewrite the test modules' asserts once, before the xdist workers start, instead of
     once in every worker. Each worker collects every module it may run, and pytest rewrites
     a module's asserts on import (4.5 s of CPU for this suite), caching the result as a pyc
-    only where bytecode may be written; with PYTHONDONTWRITEBYTECODE set (this machine and
-    its CI set it) four workers spent 24 s of CPU and 13 s before the first test, and even
-    where it is not set, a fresh clone's workers all rewrite at once. So two helper
-    processes, with bytecode allowed, collect half the modules each (pytest writes the
-    rewritten pycs, which the workers then read: it reads them whatever that variable
-    says): 5 s before the first test. Only with workers, and only for the modules this run
-    names; any failure is left to the real collection to report."""
+    only where bytecode may be written; with PYTHONDONTWRITEBYTECODE set (this machine sets
+    it) four workers spent 24 s of CPU and 13 s before the first test, and even where it is
+    not set, a fresh clone's workers all rewrite at once. So two helper processes, with
+    bytecode allowed, collect half the modules each (pytest writes the rewritten pycs, which
+    the workers then read: it reads them whatever that variable says): 16 s of CPU and 9 s
+    before the first test. Only with workers, and only for the modules this run names; any
+    failure is left to the real collection to report."""
     workers = getattr(config.option, "numprocesses", None)
     if not workers or config.option.collectonly:
         return
