@@ -274,6 +274,15 @@ class Player:
         return True
 
 
+NEED = re.compile(r"make it (?:at least )?(\d+)x(\d+)")
+
+
+def _named(screen: str) -> tuple[int, int] | None:
+    """The size a too-small screen asks for, or None (the table is drawn)."""
+    need = NEED.search(screen)
+    return (int(need.group(1)), int(need.group(2))) if need else None
+
+
 def totals_on(screen: str, names: tuple[str, ...]) -> dict[str, tuple[int, int, int]]:
     """name -> (sum, score, total) from a round-end or final screen's score table."""
     out = {}
@@ -371,16 +380,20 @@ def test_screens_at_60x20_and_at_the_smallest_size_accepted(
     check_screen(small, pane_w, pane_h, names)
     for width, height in ((60, 20), (0, 0)):
         if not width:  # the smallest size accepted: the one the too-small line names
+            s = pane.screen()
             for _ in range(4):
-                s = pane.screen()
-                need = re.search(r"make it (?:at least )?(\d+)x(\d+)", s)
+                need = NEED.search(s)
                 if need is None:
                     break
                 width, height = int(need.group(1)), int(need.group(2))
                 check_screen(s, pane_w, pane_h, names)
                 pane.resize(width, height)
                 pane_w, pane_h = width, height
-                time.sleep(0.5)
+                # The client's redraw for the new size: the table, or a further size it names.
+                # (Waited for, not slept on: a loaded run's client took over the 2 s that four
+                # half-second sleeps allowed, and the test read its old screen four times.)
+                s = pane.wait_for(lambda t, named=(width, height): _named(t) != named,
+                                  f"the redraw at {width}x{height}, the size the table named")
             else:
                 raise AssertionError(f"the size named is not accepted:\n{pane.screen()}")
         pane.resize(width, height)
@@ -390,7 +403,11 @@ def test_screens_at_60x20_and_at_the_smallest_size_accepted(
                       f"the table at {width}x{height}")
         me.look()
         seen_help = False
-        for _ in range(80):  # a few turns: draws, discards, turn-ups, knock windows
+        # A few turns (draws, discards, turn-ups, knock windows), bounded by the clock rather
+        # than by steps: a step while the bots play is a 30 ms look, and under load 80 of them
+        # could pass before the person's first turn.
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
             if not me.turn() or me.screens > 25:
                 break
             s = me.look()
