@@ -382,16 +382,16 @@ def test_screens_at_60x20_and_at_the_smallest_size_accepted(
         if not width:  # the smallest size accepted: the one the too-small line names
             s = pane.screen()
             for _ in range(4):
-                need = NEED.search(s)
-                if need is None:
+                named = _named(s)
+                if named is None:
                     break
-                width, height = int(need.group(1)), int(need.group(2))
+                width, height = named
                 check_screen(s, pane_w, pane_h, names)
                 pane.resize(width, height)
                 pane_w, pane_h = width, height
                 # The client's redraw for the new size: the table, or a further size it names.
-                # (Waited for, not slept on: a loaded run's client took over the 2 s that four
-                # half-second sleeps allowed, and the test read its old screen four times.)
+                # (Waited for, not slept on: four half-second sleeps gave a loaded client 2 s to
+                # redraw, after which the test would have read its old screen four times over.)
                 s = pane.wait_for(lambda t, named=(width, height): _named(t) != named,
                                   f"the redraw at {width}x{height}, the size the table named")
             else:
