@@ -283,6 +283,14 @@ def _named(screen: str) -> tuple[int, int] | None:
     return (int(need.group(1)), int(need.group(2))) if need else None
 
 
+def _redrawn(screen: str, named: tuple[int, int]) -> bool:
+    """Whether the client has redrawn after a resize to the size `named`: the table (or a
+    round's end), or a screen naming another size. Not a blank pane, which tmux shows
+    between a resize and the redraw and which names no size either."""
+    now = _named(screen)
+    return now is not None and now != named or "Deck " in screen or "is over" in screen
+
+
 def totals_on(screen: str, names: tuple[str, ...]) -> dict[str, tuple[int, int, int]]:
     """name -> (sum, score, total) from a round-end or final screen's score table."""
     out = {}
@@ -392,7 +400,7 @@ def test_screens_at_60x20_and_at_the_smallest_size_accepted(
                 # The client's redraw for the new size: the table, or a further size it names.
                 # (Waited for, not slept on: four half-second sleeps gave a loaded client 2 s to
                 # redraw, after which the test would have read its old screen four times over.)
-                s = pane.wait_for(lambda t, named=(width, height): _named(t) != named,
+                s = pane.wait_for(lambda t, named=(width, height): _redrawn(t, named),
                                   f"the redraw at {width}x{height}, the size the table named")
             else:
                 raise AssertionError(f"the size named is not accepted:\n{pane.screen()}")
