@@ -604,26 +604,32 @@ class GreedyBot(Bot):
             tied = [m for v, _, m in rated if v <= best + 1e-9]
             return tied[0] if len(tied) == 1 else self.pick(tied)
         # Two cards in hand (R20, R21): rate the first move by the best follow-up with the other.
-        order = sorted(rated, key=lambda t: (t[0], t[1]))
-        chosen = [t for t in order[: self.w.candidates]]
-        firsts = {t[1] for t in chosen}
-        for h in view.hand:  # dodging (R21): the first card where the second will go best
-            other = next(o for o in view.hand if o.card != h.card)
-            _, at = judge.best_place(base, other.value)
-            for t in rated:
-                m = t[2]
-                if isinstance(m, Place) and m.card == h.card and base.board.pos(m.at) == at and t[1] not in firsts:
-                    chosen.append(t)
-                    firsts.add(t[1])
+        short = self._shortlist(judge, base, legal, [v for v, _, _ in rated])
         best = float("inf")
         tied: list[Move] = []
-        for _, _, m in sorted(chosen, key=lambda t: t[1]):
+        for i in sorted(short):
+            m = legal[i]
             v = self._two_deep(judge, base, m, values)
             if v < best - 1e-9:
                 best, tied = v, [m]
             elif v <= best + 1e-9:
                 tied.append(m)
         return tied[0] if len(tied) == 1 else self.pick(tied)
+
+    def _shortlist(self, judge: Judge, base: Base, legal: Sequence[Move], rated: Sequence[float]) -> set[int]:
+        """The first moves of a hand of two worth rating two deep (their indices in `legal`):
+        the best few by one card's rating, and for each card the place its partner would go
+        best (dodging, R21)."""
+        order = sorted(range(len(legal)), key=lambda i: (rated[i], i))
+        short = set(order[: self.w.candidates])
+        hand = judge.view.hand
+        for h in hand:
+            other = next(o for o in hand if o.card != h.card)
+            _, at = judge.best_place(base, other.value)
+            for i, m in enumerate(legal):
+                if isinstance(m, Place) and m.card == h.card and base.board.pos(m.at) == at:
+                    short.add(i)
+        return short
 
     def _play_value(self, judge: Judge, base: Base, m: Move, values: dict[int, int]) -> float:
         if isinstance(m, Place):

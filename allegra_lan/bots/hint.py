@@ -249,14 +249,8 @@ class _Rater:
         short: set[Move] = set()
         if view.variant is Variant.GRANDE and len(view.hand) == 2 and self.kind is DecisionKind.PLAY:
             values = {h.card: h.value for h in view.hand}
-            rated = sorted(((g._play_value(judge, base, m, values), i, m)
-                            for i, m in enumerate(self.offered)), key=lambda t: (t[0], t[1]))
-            short = {m for _, _, m in rated[:g.w.candidates]}
-            for h in view.hand:
-                other = next(o for o in view.hand if o.card != h.card)
-                _, at = judge.best_place(base, other.value)
-                short |= {m for m in self.offered if isinstance(m, Place) and m.card == h.card
-                          and base.board.pos(m.at) == at}
+            rated = [g._play_value(judge, base, m, values) for m in self.offered]
+            short = {self.offered[i] for i in g._shortlist(judge, base, self.offered, rated)}
             short |= {m for m in self.weighed if isinstance(m, (Place, Discard))}
         self._shortlist = frozenset(short)
         return self._shortlist
