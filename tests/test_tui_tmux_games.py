@@ -283,12 +283,17 @@ def _named(screen: str) -> tuple[int, int] | None:
     return (int(need.group(1)), int(need.group(2))) if need else None
 
 
+def _table_drawn(screen: str) -> bool:
+    """Whether the screen shows the table (or a round's end) rather than the too-small line."""
+    return "Too small" not in screen and "Deck " in screen or "is over" in screen
+
+
 def _redrawn(screen: str, named: tuple[int, int]) -> bool:
     """Whether the client has redrawn after a resize to the size `named`: the table (or a
     round's end), or a screen naming another size. Not a blank pane, which tmux shows
     between a resize and the redraw and which names no size either."""
     now = _named(screen)
-    return now is not None and now != named or "Deck " in screen or "is over" in screen
+    return now is not None and now != named or _table_drawn(screen)
 
 
 def totals_on(screen: str, names: tuple[str, ...]) -> dict[str, tuple[int, int, int]]:
@@ -407,8 +412,7 @@ def test_screens_at_60x20_and_at_the_smallest_size_accepted(
         pane.resize(width, height)
         pane_w, pane_h = width, height
         me = Player(pane, width, height, names, variant)
-        pane.wait_for(lambda s: "Too small" not in s and "Deck " in s or "is over" in s,
-                      f"the table at {width}x{height}")
+        pane.wait_for(_table_drawn, f"the table at {width}x{height}")
         me.look()
         seen_help = False
         # A few turns (draws, discards, turn-ups, knock windows), bounded by the clock rather
