@@ -16,7 +16,8 @@ decided: in the last round (R11), once the round's end is near (the end
 triggered, or a display with `closed_at` or fewer closed cards), at each
 draw or play with a real choice. It takes the judgement's pick and the
 alternatives: every other draw (a Swap only as the judgement's pick), or the
-plays the one-move rating likes best. It deals the cards its seat cannot see
+play the one-move rating likes best after it (one alternative: a second one
+played as well and cost a third more time, docs/bots.md). It deals the cards its seat cannot see
 in `samples` ways consistent with all it has seen (`search.determinize`), and
 plays each candidate in each deal to the round's end with bots at every seat
 (`search.play_round_by`): itself as its judgement plays, the other seats as
@@ -59,7 +60,7 @@ class Budget:
     judgement's pick stands everywhere, as at level normal)."""
 
     samples: int = 0
-    candidates: int = 3  # the judgement's pick and the plays rated best after it
+    candidates: int = 2  # at a play: the judgement's pick and the plays rated best after it
     margin: float = 0.5  # points (of the clipped game lead) a candidate must gain on average
     sure: float = 1.5  # ... and standard errors of the paired differences
     closed_at: int = 3  # search once a display has this few closed cards, or the end is triggered
