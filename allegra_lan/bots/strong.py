@@ -16,9 +16,10 @@ decided: in the last round (R11), once the round's end is near (the end
 triggered, or a display with `closed_at` or fewer closed cards), at each
 draw or play with a real choice. It takes the judgement's pick and the
 alternatives: every other draw (a Swap only as the judgement's pick), or the
-`candidates` - 1 plays the one-move rating likes best after it (one by default:
-a second one played as well and cost a third more time, docs/bots.md). It deals the cards its seat cannot see
-in `samples` ways consistent with all it has seen (`search.determinize`), and
+`candidates` - 1 plays the one-move rating likes best after it (one by
+default: a second one played as well and cost a third more time,
+docs/bots.md). It deals the cards its seat cannot see in `samples` ways
+consistent with all it has seen (`search.determinize`), and
 plays each candidate in each deal to the round's end with bots at every seat
 (`search.play_round_by`): itself as its judgement plays, the other seats as
 greedy plays, each from its own view of the deal. A playout's worth is the
