@@ -175,6 +175,11 @@ def check_view_secrets(state: State, seat: int) -> None:
                     assert cv.peeked and cv.value == state.source.value(state.round_no, cv.card)
                 else:
                     assert cv.value is None and not cv.peeked
+    # The cards out of sight are the pile under its top and the cleared ones, each shown to
+    # every seat when it went down (R5, R7): their true values.
+    assert [c for c, _ in v.out_of_sight] == state.discard[:-1] + state.cleared
+    for c, value in v.out_of_sight:
+        assert value == state.known[c] == state.source.value(state.round_no, c)
     for e in v.effects:
         if isinstance(e, Peeked):
             if e.seat == seat:

@@ -283,6 +283,10 @@ def test_r08_empty_deck_reshuffles_the_discard_pile_but_its_top() -> None:
     drawn = after.hand[0][0]
     assert sorted(after.deck + [drawn]) == sorted(old[:-1])
     assert after.known[drawn] in (1, 2, 3)
+    # What every seat watched go down under the top is out of sight until the reshuffle
+    # takes it back into the deck.
+    assert [v for _, v in view(state, 0).out_of_sight] == [1, 2, 3]
+    assert view(after, 0).out_of_sight == ()
 
 
 def test_r08_nothing_to_reshuffle_means_no_deck_draw() -> None:

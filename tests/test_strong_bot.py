@@ -16,6 +16,7 @@ from allegra_lan.bots import Bot, StrongBot, Budget, make_bot, play_game, seat_s
 from allegra_lan.bots.greedy import GreedyBot, Judge, Weights
 from allegra_lan.bots.strong import LEVELS, strong_weights
 from allegra_lan.bots.driver import make_bots, offered_moves
+from allegra_lan.bots.board import unseen_values
 from allegra_lan.bots.search import Memory, determinize, play_round_by, unseen_pool
 from allegra_lan.rules import Move, SeatView, State, apply, new_game, ruleset_for, state_hash, to_act, view
 from allegra_lan.rules.cards import FixedCards
@@ -97,15 +98,23 @@ def test_a_determinized_state_shows_the_seat_exactly_its_view(
 
 
 def test_a_card_seen_and_buried_in_the_discard_pile_is_not_dealt_again() -> None:
-    """The seat's memory: values seen and now out of sight leave the unseen pool."""
+    """The view lists the discard pile under its top and the cleared cards with their
+    values (every seat watched them go down), and they leave the unseen pool; a card the
+    seat remembers that is out of the view (taken back into the deck by a reshuffle, R8)
+    leaves it too."""
     rs = ruleset_for("grande")
     game = seed_from_number(4)
     state = advance(new_game(rs, 2, game), 30, game)
     v = view(state, 0)
+    assert [c for c, _ in v.out_of_sight] == state.discard[:-1] + state.cleared
+    assert all(value == state.source.value(state.round_no, c) for c, value in v.out_of_sight)
+    assert len(v.out_of_sight) >= 3
     pool, remembered = unseen_pool(v)
+    blind, _ = unseen_pool(replace(v, out_of_sight=()))
     assert remembered == {}
-    out_of_sight = [c for c in range(rs.deck_size) if c not in _ids_in_sight(v)]
-    some = {c: 13 for c in out_of_sight[:3]}
+    assert sorted(pool + [value for _, value in v.out_of_sight]) == sorted(blind)
+    in_deck = [c for c in range(rs.deck_size) if c not in _ids_in_sight(v)]
+    some = {c: 13 for c in in_deck[:3]}
     pool2, remembered2 = unseen_pool(v, Memory(v.round_no, some))
     assert remembered2 == some
     assert len(pool2) == len(pool) - 3 and pool2.count(13) == pool.count(13) - 3
@@ -116,7 +125,7 @@ def _ids_in_sight(v: SeatView) -> set[int]:
     ids |= {h.card for h in v.hand}
     if v.discard_top is not None:
         ids.add(v.discard_top.card)
-    return ids
+    return ids | {c for c, _ in v.out_of_sight}
 
 
 # ------------------------------------------------------------------ whole games
@@ -225,6 +234,32 @@ def test_r10_the_strong_judgement_wants_a_larger_lead_before_ending_a_round() ->
         assert greedy_judge.combine(score, 0.0, 0) < greedy_judge.combine(score, 0.0, 1)
         assert strong_judge.combine(score, 0.0, 0) > strong_judge.combine(score, 0.0, 1)
     assert strong_weights(Variant.ALLEGRA, 4).end_margin >= 15 and strong_weights(Variant.GRANDE, 4).end_margin >= 25
+
+
+@pytest.mark.parametrize("variant", ["grande", "allegra"])
+def test_the_strong_judgement_counts_the_cards_out_of_sight_as_seen(variant: str) -> None:
+    """The discard pile under its top and the cleared cards went down in front of every seat
+    (R5, R7): the strong judgement leaves them out of the unseen values it rates a closed
+    card and a deck card at, as a person who watched would; greedy keeps the brief's plain
+    estimate. After a reshuffle (R8) the pile's cards are unseen again."""
+    rs = ruleset_for(variant)
+    state = advance(new_game(rs, 4, seed_from_number(43)), 60, b"g" * 32)
+    seat_view = view(state, 0)
+    gone = [value for _, value in seat_view.out_of_sight]
+    assert len(gone) >= 5
+    strong = strong_weights(rs.variant, 4)
+    assert strong.recall and not Weights().recall
+    plain, recalled = Judge(seat_view, replace(strong, recall=False)), Judge(seat_view, strong)
+    pool = unseen_values(seat_view)
+    left = list(pool)
+    for value in gone:
+        left.remove(value)
+    assert recalled.mean == pytest.approx(sum(map(rs.score_of, left)) / len(left))
+    assert plain.mean == pytest.approx(sum(map(rs.score_of, pool)) / len(pool))
+    assert Judge(seat_view, Weights()).mean == plain.mean
+    assert recalled.mean != plain.mean
+    blind = replace(seat_view, out_of_sight=())
+    assert Judge(blind, strong).mean == plain.mean
 
 
 def test_r20_the_strong_judgement_keeps_two_closed_cards_in_grande() -> None:

@@ -194,13 +194,15 @@ class Board:
         self.mine, self.own, self.my_lines = new.mine, new.own, new.my_lines
 
 
-def unseen_values(view: SeatView) -> list[int]:
+def unseen_values(view: SeatView, recall: bool = False) -> list[int]:
     """The multiset of values the viewer has not seen on the table now.
 
     The full deck less every value visible to the viewer: face-up cards, its
-    own peeks, the discard pile's top, the hand and a knock's cards. Cards
-    seen earlier and buried in the discard pile are not remembered, so this
-    is an estimate, the one the brief asks for: unknown cards at the deck's mean.
+    own peeks, the discard pile's top, the hand and a knock's cards; with
+    `recall`, less the cards seen this round and out of sight now too (the
+    discard pile under its top and the cleared cards, `SeatView.out_of_sight`),
+    as a person who watched them go down knows. Greedy does not recall: its
+    estimate is the one the brief asks for, unknown cards at the deck's mean.
     """
     counts: dict[int, int] = {}
     for v in view.ruleset.deck_values():
@@ -216,6 +218,8 @@ def unseen_values(view: SeatView) -> list[int]:
         seen.append(view.knock[1].value)
         if view.knock[2] is not None:
             seen.append(view.knock[2].value)
+    if recall:
+        seen.extend(v for _, v in view.out_of_sight)
     for v in seen:
         if v is not None and counts.get(v, 0) > 0:
             counts[v] -= 1

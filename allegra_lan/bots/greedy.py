@@ -68,6 +68,7 @@ class Weights:
     future: float = 0.0  # replacements still to come, per closed card of the nearest other display
     future_r: float = 3.0  # ... each by a card worth this much
     future_lag: float = 0.0  # ... less these closed cards, which that display can turn up in its last turn
+    recall: bool = False  # the unseen cards' mean leaves out the cards seen this round, now out of sight
 
 
 class Base:
@@ -129,7 +130,7 @@ class Judge:
         rs = view.ruleset
         self.grande = rs.variant is Variant.GRANDE
         self.score_of: Callable[[int], int] = rs.score_of
-        pool = unseen_values(view)
+        pool = unseen_values(view, w.recall)
         counts: dict[int, int] = {}
         for v in pool:
             counts[v] = counts.get(v, 0) + 1

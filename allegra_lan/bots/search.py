@@ -3,14 +3,16 @@
 A search bot cannot ask the engine "what if" of the real state, which it
 never has. So it *determinizes*: it builds full States that agree with its
 view on every fact its seat can see or remember (every card face up, its
-own peeks, the hand, the discard pile's top, a knock's cards, the sizes of
-the deck and the pile, totals, turn and decision), with the cards it cannot
+own peeks, the hand, the discard pile, the cleared cards, a knock's cards, the
+size of the deck, totals, turn and decision), with the cards it cannot
 see dealt at random from the values it has not seen. Plays of such a state
 by the real engine are then plays the seat could meet.
 
-What a seat remembers (`Memory`) is what a person at the table would: each
-card's value once it was shown, so the cards buried in the discard pile or
-cleared away are not dealt again to the unseen places.
+What a seat knows of the cards out of sight is what a person who watched the
+table would: the view itself lists the discard pile under its top and the
+cards cleared this round (`SeatView.out_of_sight`), and `Memory` keeps each
+card's value once it was shown, so the cards a reshuffle (R8) took back into
+the deck are dealt as the values they were, not from the unseen ones.
 
 Playouts (`play_round_by`) finish the round with bots at every seat, each
 deciding from its own view of the made-up state (so a seat in a playout
@@ -109,14 +111,16 @@ def _visible(view: SeatView) -> dict[int, int | None]:
         out[view.knock[1].card] = view.knock[1].value
         if view.knock[2] is not None:
             out[view.knock[2].card] = view.knock[2].value
+    out.update(view.out_of_sight)
     return out
 
 
 def unseen_pool(view: SeatView, memory: Memory | None = None) -> tuple[list[int], dict[int, int]]:
     """The values the seat has not seen, and the remembered cards out of sight (id -> value).
 
-    The deck's composition less every value visible now and every remembered value of a
-    card that is no longer in sight (buried in the discard pile, cleared, or reshuffled)."""
+    The deck's composition less every value the view shows (the table, and the cards seen
+    and out of sight: the pile under its top, the cleared ones) and every remembered value
+    of a card the view no longer holds (a reshuffle, R8, took it back into the deck)."""
     counts: dict[int, int] = {}
     for v in view.ruleset.deck_values():
         counts[v] = counts.get(v, 0) + 1
@@ -135,38 +139,36 @@ def determinize(view: SeatView, stream: Stream, memory: Memory | None = None) ->
     """A full State that `view(state, view.seat)` shows as `view` (but for the last move's
     effects), with every card the seat cannot see dealt from `stream`.
 
-    The unseen places are the closed cards the seat did not peek at, the deck, the discard
-    pile under its top and the cards cleared this round; the values dealt to them are the
-    deck's composition less all the seat has seen (`unseen_pool`)."""
+    The unseen places are the closed cards the seat did not peek at and the deck; the
+    values dealt to them are the deck's composition less all the seat has seen
+    (`unseen_pool`)."""
     rs = view.ruleset
     n = view.players
     shown = _visible(view)
     pool, remembered = unseen_pool(view, memory)
-    on_table = sum(1 for d in view.displays for row in d for cv in row if cv is not None)
-    held = len(view.hand) + (view.knock is not None)
-    cleared = max(0, rs.deck_size - view.deck_size - view.discard_size - on_table - held)
+    # The pile under its top and the cleared cards are in the view (`out_of_sight`), ids and
+    # values; only the deck is out of sight and unknown. Its ids are the ones shown nowhere:
+    # the cards the seat remembers there (a reshuffle, R8, took them back from the pile)
+    # first, then unknown ids. Which id lies where in it is invisible to the seat.
+    buried_n = max(0, view.discard_size - 1)
+    buried = [c for c, _ in view.out_of_sight[:buried_n]]
+    gone = [c for c, _ in view.out_of_sight[buried_n:]]
     size = max([rs.deck_size, *(c + 1 for c in shown), *(c + 1 for c in remembered)])
     spare = [c for c in range(size) if c not in shown]
-    # Out of sight are the pile under its top, the cleared cards and the deck: the cards the
-    # seat remembers lie in the first two (or, after a reshuffle, in the deck), the rest are
-    # unknown ids. Which id lies where is invisible to the seat, so any order agrees.
     known_ids = [c for c in spare if c in remembered]
     unknown_ids = [c for c in spare if c not in remembered]
     stream.shuffle(unknown_ids)
-    out_of_sight = known_ids + unknown_ids
-    need = view.deck_size + max(0, view.discard_size - 1) + cleared
-    while len(out_of_sight) < need:  # ids a fair-deal reshuffle made fresh: name new ones
-        out_of_sight.append(size)
+    deck = known_ids + unknown_ids
+    while len(deck) < view.deck_size:  # ids a fair-deal reshuffle made fresh: name new ones
+        deck.append(size)
         size += 1
-    buried = out_of_sight[: max(0, view.discard_size - 1)]
-    gone = out_of_sight[len(buried): len(buried) + cleared]
-    deck = out_of_sight[len(buried) + cleared: need]
+    deck = deck[: view.deck_size]
     stream.shuffle(deck)
 
     values: dict[int, int] = {c: v for c, v in shown.items() if v is not None}
     values.update(remembered)
     hidden = [c for c, v in shown.items() if v is None and c not in values]
-    hidden += [c for c in out_of_sight[:need] if c not in values]
+    hidden += [c for c in deck if c not in values]
     stream.shuffle(pool)
     # The pool runs short only where ids were renamed by a fair-deal reshuffle and the
     # seat's memory holds a card under two ids; the deck's values fill the gap then.

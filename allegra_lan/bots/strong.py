@@ -4,9 +4,10 @@ The judgement is greedy's rating (bots/greedy.py) from the seat's view
 alone, with the weights that beat greedy in thousands of seeded games
 (`STRONG_WEIGHTS`, docs/bots.md "Tuning"): a round is ended only with a
 large lead on the estimates (R9, R10); in Grande a single closed card,
-which means one-card turns (R20), has a price; in ALLEGRA a card of a shared
-column, which scores for a rival too (R17), counts half, and the bot knocks
-for middle cards (R16). The levels a person picks are weights and a budget:
+which means one-card turns (R20), has a price; the cards out of sight (the
+discard pile under its top, the cleared cards) count as seen, not unseen;
+in ALLEGRA a card of a shared column, which scores for a rival too (R17),
+counts half, and the bot knocks for middle cards (R16). The levels a person picks are weights and a budget:
 `normal` ends rounds carefully, `hard` (what `strong` is) also keeps its
 two-card turns in Grande, plays the shared columns and the knock in ALLEGRA,
 and searches the end of the game's last round.
@@ -93,11 +94,15 @@ Table = tuple[Variant, int]
 # would have replaced anyway, and leaves a closed card unturned for it. With 3 to 5 players
 # the clock for them leaves out the closed card the nearest display turns up in the turn
 # that ends the round (future_lag; 1 to 5 points of wins on four seeds).
-_GRANDE = Weights(hope_open=0.6, reveal_info=1.0, tempo_behind=1.0, end_margin=25.0, future=0.2)
+# And the cards out of sight are not unseen (recall): the unseen cards' mean leaves out the
+# discard pile and the cleared cards, which the seat watched go down, as a person does
+# (SeatView.out_of_sight; mostly high cards, so a closed card is rated lower; +1.5 points of
+# wins in Grande 4p over three seeds of the judgement alone, docs/bots.md).
+_GRANDE = Weights(hope_open=0.6, reveal_info=1.0, tempo_behind=1.0, end_margin=25.0, future=0.2, recall=True)
 STRONG_WEIGHTS: dict[Table, Weights] = {
     (Variant.GRANDE, 2): replace(_GRANDE, one_card=24.0),
     (Variant.GRANDE, 0): replace(_GRANDE, one_card=9.0, future_lag=1.0),
-    (Variant.ALLEGRA, 0): Weights(end_margin=15.0, shared=0.5, knock_max=8, future=0.2),
+    (Variant.ALLEGRA, 0): Weights(end_margin=15.0, shared=0.5, knock_max=8, future=0.2, recall=True),
 }
 # The level between greedy and hard: the careful end alone, at the margin best without the
 # one-card price.
