@@ -4,7 +4,8 @@
                               [--baseline JSON] NAME=JSON [NAME=JSON ...]
 
 Each NAME=JSON is greedy's rating with the `Weights` fields the JSON object
-sets (`{"end_margin": 25, "one_card": 9}`), or a bot or level name in JSON
+sets (`{"end_margin": 25, "one_card": 9, "recall": true}`: numbers, and
+true or false for a switch), or a bot or level name in JSON
 quotes (`'"hard"'`), or the strong bot's judgement with a search of the
 `Budget` fields under "search" (`{"search": {"samples": 6, "closed_at": 6}}`:
 level hard, searching from 6 closed cards on). Like benchmarks/bots.py, game g of the SETUP
@@ -42,6 +43,7 @@ from bots import SETUPS, OneLineParser  # noqa: E402  (benchmarks/bots.py: the s
 
 WEIGHT_FIELDS = {f.name for f in fields(Weights)}
 BUDGET_FIELDS = {f.name for f in fields(Budget)}
+SWITCHES = {f.name for f in fields(Weights) if isinstance(f.default, bool)}  # true or false, not a number
 
 
 @dataclass(frozen=True)
@@ -108,7 +110,10 @@ def parse_spec(p: OneLineParser, text: str, what: str) -> Any:
     if unknown:
         p.error(f"{what}: {', '.join(unknown)} not a field of {kind}")
     for k, v in checked.items():
-        if not isinstance(v, (int, float)) or isinstance(v, bool):
+        if kind == "Weights" and k in SWITCHES:
+            if not isinstance(v, bool):
+                p.error(f"{what}: {k} must be true or false")
+        elif not isinstance(v, (int, float)) or isinstance(v, bool):
             p.error(f"{what}: {k} must be a number")
     return spec
 

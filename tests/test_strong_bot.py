@@ -439,7 +439,7 @@ def test_the_tuning_benchmark_pairs_each_candidate_with_the_baseline() -> None:
 
     tune = BENCH.with_name("tune.py")
     p = subprocess.run([sys.executable, str(tune), "grande2", "--games", "2", "--jobs", "1",
-                        "same={}", 'careful={"end_margin": 25}', 'level="normal"',
+                        "same={}", 'careful={"end_margin": 25, "recall": true}', 'level="normal"',
                         'searched={"search": {"samples": 2, "closed_at": 0}}'],
                        capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
@@ -457,7 +457,9 @@ def test_the_tuning_benchmark_pairs_each_candidate_with_the_baseline() -> None:
     assert bad.returncode == 2 and bad.stdout == ""
     assert bad.stderr.splitlines() == ["benchmarks/tune.py: error: x: end_margin must be a number"]
     for spec, said in (('{"search": {"sample": 6}}', "sample not a field of Budget"),
-                       ('{"search": {"samples": 6}, "hope": 1}', 'give "search" alone, as an object of Budget fields')):
+                       ('{"search": {"samples": 6}, "hope": 1}', 'give "search" alone, as an object of Budget fields'),
+                       ('{"recall": 1}', "recall must be true or false"),
+                       ('{"hope": true}', "hope must be a number")):
         bad = subprocess.run([sys.executable, str(tune), "grande2", f"x={spec}"], capture_output=True,
                              text=True, timeout=60)
         assert bad.returncode == 2 and bad.stdout == ""

@@ -7,10 +7,11 @@ large lead on the estimates (R9, R10); in Grande a single closed card,
 which means one-card turns (R20), has a price; the cards out of sight (the
 discard pile under its top, the cleared cards) count as seen, not unseen;
 in ALLEGRA a card of a shared column, which scores for a rival too (R17),
-counts half, and the bot knocks for middle cards (R16). The levels a person picks are weights and a budget:
-`normal` ends rounds carefully, `hard` (what `strong` is) also keeps its
-two-card turns in Grande, plays the shared columns and the knock in ALLEGRA,
-and searches the end of the game's last round.
+counts half, and the bot knocks for middle cards (R16). The levels a person
+picks are weights and a budget: `normal` ends rounds carefully, `hard` (what
+`strong` is) also keeps its two-card turns in Grande, plays the shared
+columns and the knock in ALLEGRA, and searches the end of the game's last
+round.
 
 The search (`Budget.samples` > 0) checks the judgement where the game is
 decided: in the last round (R11), once the round's end is near (the end
@@ -96,7 +97,7 @@ Table = tuple[Variant, int]
 # that ends the round (future_lag; 1 to 5 points of wins on four seeds).
 # And the cards out of sight are not unseen (recall): the unseen cards' mean leaves out the
 # discard pile and the cleared cards, which the seat watched go down, as a person does
-# (SeatView.out_of_sight; mostly high cards, so a closed card is rated lower; +1.5 points of
+# (SeatView.out_of_sight; mostly high cards, so a closed card is rated lower; +2.4 points of
 # wins in Grande 4p over three seeds of the judgement alone, docs/bots.md).
 _GRANDE = Weights(hope_open=0.6, reveal_info=1.0, tempo_behind=1.0, end_margin=25.0, future=0.2, recall=True)
 STRONG_WEIGHTS: dict[Table, Weights] = {
