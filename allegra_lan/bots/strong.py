@@ -100,7 +100,8 @@ Table = tuple[Variant, int]
 # (SeatView.out_of_sight; mostly high cards, so a closed card is rated lower; +2.4 points of
 # wins in Grande 4p over three seeds of the judgement alone, docs/bots.md). On top of it, with
 # 3 to 5 players in Grande, a single closed card costs less (one_card 6, was 9: +1.4 points of
-# wins over two seeds): with the lower unseen mean, the last closed card is a smaller risk.
+# wins over two seeds): most likely the lower unseen mean made the last closed card a
+# smaller risk than the old price assumed.
 _GRANDE = Weights(hope_open=0.6, reveal_info=1.0, tempo_behind=1.0, end_margin=25.0, future=0.2, recall=True)
 STRONG_WEIGHTS: dict[Table, Weights] = {
     (Variant.GRANDE, 2): replace(_GRANDE, one_card=24.0),
