@@ -69,8 +69,9 @@ def _rewrite_ahead(config: pytest.Config) -> None:
     not set, a fresh clone's workers all rewrite at once. So two helper processes, with
     bytecode allowed, collect half the modules each (pytest writes the rewritten pycs, which
     the workers then read: it reads them whatever that variable says): 16 s of CPU and 9 s
-    before the first test. Only with workers, and only for the modules this run names; any
-    failure is left to the real collection to report."""
+    before the first test. Only with workers, only for the modules this run names, and only
+    when some module's rewritten pyc is missing or older than its source
+    (`_rewritten_is_current`); any failure is left to the real collection to report."""
     workers = getattr(config.option, "numprocesses", None)
     if not workers or config.option.collectonly:
         return
@@ -84,6 +85,8 @@ def _rewrite_ahead(config: pytest.Config) -> None:
             modules.append(path)
     if len(modules) < 8:  # a few modules: the workers rewrite them as fast
         return
+    if all(_rewritten_is_current(m) for m in [*modules, here / "conftest.py"]):
+        return  # an earlier run's helpers wrote them all, from these very sources
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env[AHEAD] = "1"
     helpers = [subprocess.Popen([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:xdist",
@@ -98,9 +101,30 @@ def _rewrite_ahead(config: pytest.Config) -> None:
             h.wait()
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def _rewritten_is_current(module: Path) -> bool:
+    """Whether pytest's cached pyc of `module`, asserts rewritten, was made from the module
+    as it is now: the test pytest itself makes before using it (the header of a pyc that
+    checks its source by hash, flags 3, holds the first 8 bytes of the source's hash). With
+    every module current, the helpers of `_rewrite_ahead` would only write the same files
+    again: two processes and 3 s of CPU. Anything unexpected counts as not current."""
+    import importlib.util
+
+    pyc = module.parent / "__pycache__" / f"{module.stem}.{sys.implementation.cache_tag}-pytest-{pytest.__version__}.pyc"
+    try:
+        with open(pyc, "rb") as f:
+            head = f.read(16)
+        source = module.read_bytes()
+    except OSError:
+        return False
+    return (len(head) == 16 and head[:4] == importlib.util.MAGIC_NUMBER and head[4:8] == b"\x03\x00\x00\x00"
+            and head[8:16] == importlib.util.source_hash(source)[:8])
+
+
+@pytest.hookimpl(trylast=True)  # after pytest-xdist's own hook, which names the groups
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Move the START_FIRST tests to the front, each group in its order (the same order on
-    every worker, as xdist requires: a stable sort by a fixed key)."""
+    every worker, as xdist requires: a stable sort by a fixed key), and keep each
+    `xdist_group` on one worker (`_name_xdist_groups`)."""
     def rank(item: pytest.Item) -> int:
         nodeid = item.nodeid if item.nodeid.startswith("tests/") else "tests/" + item.nodeid
         for i, prefix in enumerate(START_FIRST):
@@ -108,4 +132,29 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
                 return i
         return len(START_FIRST)
 
+    _name_xdist_groups(config, items)
     items.sort(key=rank)
+
+
+def _name_xdist_groups(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """`--dist loadgroup` sends the tests whose node ids end in the same `@GROUP` to one
+    worker, and each worker's pytest-xdist appends that suffix by setting `item._nodeid`.
+    Under pytest 9.2 a node keeps its id in `item._id`, so that did nothing (pytest-xdist
+    issue #1386, open with a fix proposed, pull request #1388, in 2026-09): the
+    tournament's three tests ran on three workers, two of them blocked on its lock while
+    the first played it, and each worker then read the games again (12 more `allegra`
+    subprocesses, about 6.5 s of CPU). Here, on a worker of a loadgroup run, a grouped test
+    whose id still lacks its suffix is given it the way pytest stores ids; where xdist's own
+    renaming works this finds nothing to do."""
+    if not getattr(config.option, "loadgroup", False):  # set on the workers of a loadgroup run only
+        return
+    for item in items:
+        names = sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default"))
+                        for m in item.iter_markers("xdist_group")})
+        suffix = "@" + "_".join(names)
+        if not names or item.nodeid.endswith(suffix):
+            continue
+        node_id = getattr(item, "_id", None)
+        if node_id is None or not hasattr(type(node_id), "parse"):
+            continue  # another pytest: nothing known to set
+        item._id = type(node_id).parse(item.nodeid + suffix)  # type: ignore[attr-defined]

@@ -220,6 +220,7 @@ class KeySession:
     client: Any  # tui.app.PlayClient (imported by the tests that make one)
     inp: Any
     screens: list[str] = field(default_factory=list)
+    pressed: str | None = field(default=None, repr=False)  # the screen the last press read, while current
 
     def screen(self) -> str:
         """What the Application draws now, as text (its control's formatted text at 80x24)."""
@@ -228,19 +229,34 @@ class KeySession:
         return "\n".join(line.rstrip() for line in plain(self.client.screen(80, 24)).split("\n"))
 
     def footer(self) -> str:
-        return "   ".join(self.screen().split("\n")[-2:])
+        """The screen's last two lines. Right after a press, the screen that press read is
+        the screen now, and is not drawn again: the client changes only in the event loop's
+        callbacks and tasks, and `press` drops it at the loop's next turn (a player reads
+        the footer before every key, just after the last key's screen: drawing that screen
+        again was a third of the CPU of a game played by keys)."""
+        text = self.pressed if self.pressed is not None else self.screen()
+        return "   ".join(text.split("\n")[-2:])
 
     async def press(self, key: str) -> str:
         import asyncio
 
         n = self.client.keys_handled
+        self.pressed = None
         self.inp.send_text(key)
         while self.client.keys_handled <= n:
             await asyncio.sleep(0.001)
         await asyncio.wait_for(self.client.idle.wait(), 30)
         text = self.screen()
         self.screens.append(text)
+        # Current until the loop runs anything else: this task was running when the callback
+        # was queued, so it can only be woken after it, and so can whatever changes the client.
+        self.pressed = text
+        asyncio.get_running_loop().call_soon(self._forget, text)
         return text
+
+    def _forget(self, text: str) -> None:
+        if self.pressed is text:
+            self.pressed = None
 
 
 class Refusing(Protocol):

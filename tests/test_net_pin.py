@@ -426,11 +426,11 @@ def offline_guesser(rec: Recording, sent_by: str, control_scalar: bytes) -> tupl
         g = cpace.calculate_generator(prs, ci, sid)
         made: set[bytes] = set()
         y = hashlib.sha512(prs).digest()[:32]  # "the PIN as the scalar"
-        made.add(crypto_scalarmult(y, g))
+        mine = crypto_scalarmult(y, g)  # the share it gives (once: the roles below reuse it)
+        made.add(mine)
         for peer_share, ad, peer_ad, initiator in ((yb_pub, b"initiator", b"responder", True),
                                                     (ya_pub, b"responder", b"initiator", False)):
             k = crypto_scalarmult(y, peer_share)
-            mine = crypto_scalarmult(y, g)
             shares = (mine, peer_share) if initiator else (peer_share, mine)
             key = cpace.mac_key(sid, cpace.isk(sid, k, shares[0], b"initiator", shares[1], b"responder"))
             made.add(cpace.tag(key, ya_pub, b"initiator"))

@@ -198,6 +198,32 @@ def test_jobs_2_prints_what_one_job_prints(world: World) -> None:
     assert f"FAIL {bad / 'flipped.allegra'}  seq 30: " in one.stdout
 
 
+def test_copies_of_a_file_are_each_named_with_the_verdict_of_its_bytes(world: World) -> None:
+    """A tournament's folder holds every seat's copy of a game, and `verify_many` verifies
+    equal bytes once: each copy is still named, in order, with the verdict of its own bytes,
+    also beside a file of the same size whose bytes differ (a flipped byte), with any --jobs."""
+    import shutil
+
+    d = world.home / "copies"
+    d.mkdir()
+    src = world.sims["grande"].files[0]
+    shutil.copy(src, d / "a.allegra")
+    flip_in_event(src, d / "b-flipped.allegra", 7)
+    shutil.copy(src, d / "c.allegra")
+    shutil.copy(d / "b-flipped.allegra", d / "d-flipped.allegra")
+    one = allegra(world.home, "replay", "verify", d)
+    two = allegra(world.home, "replay", "verify", "--jobs", "2", d)
+    assert one.returncode == two.returncode == 1
+    assert one.stdout == two.stdout
+    lines = one.stdout.splitlines()
+    assert lines[-1] == "4 files: 2 OK, 2 failed"
+    assert [line.split()[:2] for line in lines[:-1]] == [
+        ["OK", str(d / "a.allegra")], ["FAIL", str(d / "b-flipped.allegra")],
+        ["OK", str(d / "c.allegra")], ["FAIL", str(d / "d-flipped.allegra")]]
+    rest = [line.split(None, 2)[2] for line in lines[:-1]]
+    assert rest[0] == rest[2] and rest[1] == rest[3] and rest[1].startswith("seq 7: ")
+
+
 def test_a_flipped_byte_is_named_by_its_seq(world: World) -> None:
     src = world.sims["grande"].files[0]
     n = len(read_replay(src).events)

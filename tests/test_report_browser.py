@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from report_helpers import (
-    CHROMIUM, Written, check_links, dom, person, read_page, report_cli, screenshot, tables_of, write_game,
+    CHROMIUM, Written, check_links, dom_and_screenshot, person, read_page, report_cli, tables_of, write_game,
 )
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")
@@ -37,7 +37,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Written]]
 def test_the_index_in_chromium_has_the_standings_and_links_that_resolve(site: tuple[Path, list[Written]],
                                                                         tmp_path: Path) -> None:
     out, games = site
-    html = dom(out / "index.html")
+    html = dom_and_screenshot(out / "index.html", tmp_path / "index.png")
     page = read_page(html)
     rows = {row[2]: row for rows in tables_of(page, "standings") for row in rows[1:]}
     want = {pl.identity.fingerprint for g in games for pl in g.local.players}
@@ -45,7 +45,6 @@ def test_the_index_in_chromium_has_the_standings_and_links_that_resolve(site: tu
     assert any(row[1] == "<b>cy</b> & \"dee\"" for row in rows.values())
     assert "b" not in page.tags and "script" not in page.tags
     assert check_links(out / "index.html", html) >= len(games) + 2
-    screenshot(out / "index.html", tmp_path / "index.png")
 
 
 def test_a_game_page_in_chromium_has_its_rounds_a_chart_and_links_back(site: tuple[Path, list[Written]],
@@ -53,11 +52,10 @@ def test_a_game_page_in_chromium_has_its_rounds_a_chart_and_links_back(site: tup
     out, games = site
     g = games[0]
     page_file = out / f"game-{g.game_id}.html"
-    html = dom(page_file)
+    html = dom_and_screenshot(page_file, tmp_path / "game.png")
     page = read_page(html)
     (rounds,) = tables_of(page, "rounds")
     assert len(rounds) == 2 + len(g.local.state.results)
     assert [int(c.split()[0]) for c in rounds[-1][1:]] == list(g.local.state.totals)
     assert page.tags.count("polyline") == 3
     assert check_links(page_file, html) >= 2
-    screenshot(page_file, tmp_path / "game.png")

@@ -360,7 +360,7 @@ def test_report_publishes_the_tournament_and_it_renders_in_chromium(tournament: 
     above, every planned table links to its game's page, the bad files are named, only the
     planned games have pages; then the index and every game page as chromium opens them
     (links that resolve, non-blank screenshots)."""
-    from report_helpers import CHROMIUM, check_links, dom, read_page, screenshot, tables_of
+    from report_helpers import CHROMIUM, check_links, dom, dom_and_screenshot, read_page, tables_of
 
     t = tournament
     site = tmp_path / "site"
@@ -370,8 +370,8 @@ def test_report_publishes_the_tournament_and_it_renders_in_chromium(tournament: 
     games = _expected_games(t)
     assert sorted(p.name for p in site.glob("game-*.html")) == sorted(f"game-{g}.html" for g in games)
     html = (site / "index.html").read_text(encoding="utf-8")
-    if CHROMIUM is not None:
-        html = dom(site / "index.html")
+    if CHROMIUM is not None:  # its DOM, and its screenshot from the same run
+        html = dom_and_screenshot(site / "index.html", tmp_path / "index.png")
     page = read_page(html)
     want = _expected_standings(t)
     (points,) = tables_of(page, "points")
@@ -395,11 +395,10 @@ def test_report_publishes_the_tournament_and_it_renders_in_chromium(tournament: 
     if CHROMIUM is None:
         pytest.skip("chromium is not installed: the site was checked as written, not as rendered")
     assert check_links(site / "index.html", html) >= 3 * 2 * ROUNDS  # games, tables, pages
-    screenshot(site / "index.html", tmp_path / "index.png")
-    for g in games:
+    for i, g in enumerate(games):  # the first game's page pictured too, from the same run
         game_page = site / f"game-{g}.html"
-        assert check_links(game_page, dom(game_page)) >= 2
-    screenshot(site / f"game-{next(iter(games))}.html", tmp_path / "game.png")
+        seen = dom_and_screenshot(game_page, tmp_path / "game.png") if i == 0 else dom(game_page)
+        assert check_links(game_page, seen) >= 2
 
 
 def test_a_bot_given_a_profile_plays_with_the_profiles_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -25,12 +25,16 @@ mid-game passes as unfinished, as any other.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import re
-from dataclasses import dataclass, field
+import stat
+from collections import Counter
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Sequence, TextIO
 
+from allegra_lan.files import FileRefused, open_regular
 from allegra_lan.tags import log_tags, result_tags
 from allegra_lan.log.envelope import decode_event
 from allegra_lan.log.identity import fingerprint
@@ -276,15 +280,63 @@ def fork_lines(v: Verdict) -> list[str]:
     return out
 
 
+def _copies(paths: Sequence[Path]) -> list[int]:
+    """For each path, the index of the first path with the same bytes (its own index when
+    no earlier path has them). Only regular files whose size another path shares are read
+    for this (a copy has its original's size), so most files are never read twice."""
+    first = list(range(len(paths)))
+    by_size: dict[int, list[int]] = {}
+    for i, p in enumerate(paths):
+        try:
+            st = os.stat(p)
+        except (OSError, ValueError):
+            continue  # verify_file names what is wrong with it
+        if stat.S_ISREG(st.st_mode):
+            by_size.setdefault(st.st_size, []).append(i)
+    for same_size in by_size.values():
+        if len(same_size) < 2:
+            continue
+        seen: dict[bytes, int] = {}
+        for i in same_size:
+            digest = hashlib.blake2b()
+            try:
+                with open_regular(paths[i]) as f:
+                    while chunk := f.read(1 << 20):
+                        digest.update(chunk)
+            except (FileRefused, OSError):
+                continue  # read as it is, by verify_file
+            first[i] = seen.setdefault(digest.digest(), i)
+    return first
+
+
+def _as_copy(v: Verdict, path: Path | str) -> Verdict:
+    """The verdict of a file with the same bytes, for this path: a verdict depends on the
+    bytes alone but for the path it names (a reason never holds the path: verify_file
+    takes it off a ReplayError's message)."""
+    return replace(v, path=str(path), notes=list(v.notes))
+
+
 def verify_many(paths: Sequence[Path], jobs: int = 1,
                 done: Callable[[int], None] | None = None) -> Iterator[Verdict]:
     """Verdicts in the order of `paths`; with jobs > 1 files are verified in worker processes.
 
+    Files with the same bytes are verified once, and the others given that verdict under
+    their own path: a tournament's folder holds every seat's copy of each game (a table of
+    four, four copies), and verifying each copy again was most of `tournament check`.
+
     `done(n)` is told how many files are finished so far (a progress bar),
     which may run ahead of the verdicts yielded, since those keep input order."""
-    if jobs <= 1 or len(paths) <= 1:
+    first = _copies(paths) if len(paths) > 1 else list(range(len(paths)))
+    needed = Counter(first)  # the files each verified file's verdict serves (itself and its copies)
+    if jobs <= 1 or len(needed) <= 1:
+        kept: dict[int, Verdict] = {}
         for i, p in enumerate(paths):
-            v = verify_file(p)
+            if first[i] == i:
+                v = verify_file(p)
+                if needed[i] > 1:
+                    kept[i] = v
+            else:
+                v = _as_copy(kept[first[i]], p)
             if done:
                 done(i + 1)
             yield v
@@ -292,18 +344,21 @@ def verify_many(paths: Sequence[Path], jobs: int = 1,
     # Worker processes only when asked for: multiprocessing costs a single-file check its start-up.
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-    with ProcessPoolExecutor(max_workers=min(jobs, len(paths))) as pool:
-        futures: list[Future[Verdict]] = [pool.submit(verify_file, p) for p in paths]
-        pending = set(futures)
+    with ProcessPoolExecutor(max_workers=min(jobs, len(needed))) as pool:
+        futures: dict[int, Future[Verdict]] = {i: pool.submit(verify_file, paths[i])
+                                               for i in range(len(paths)) if first[i] == i}
+        pending = set(futures.values())
         nxt = 0
-        while nxt < len(futures):
-            if futures[nxt].done():
-                yield futures[nxt].result()
+        while nxt < len(paths):
+            future = futures[first[nxt]]
+            if future.done():
+                v = future.result()
+                yield v if first[nxt] == nxt else _as_copy(v, paths[nxt])
                 nxt += 1
                 continue
             _, pending = wait(pending, return_when=FIRST_COMPLETED)
             if done:
-                done(len(futures) - len(pending))
+                done(sum(needed[i] for i, f in futures.items() if f.done()))
 
 
 class Progress:
