@@ -322,7 +322,8 @@ def verify_many(paths: Sequence[Path], jobs: int = 1,
 
     Files with the same bytes are verified once, and the others given that verdict under
     their own path: a tournament's folder holds every seat's copy of each game (a table of
-    four, four copies), and verifying each copy again was most of `tournament check`.
+    four, four copies), and verifying each copy again was a quarter of `tournament check`'s
+    time on the end-to-end test's folder (2.7 s, now 2.0 s).
 
     `done(n)` is told how many files are finished so far (a progress bar),
     which may run ahead of the verdicts yielded, since those keep input order."""
