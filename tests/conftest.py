@@ -103,25 +103,20 @@ def _rewrite_ahead(config: pytest.Config) -> None:
 
 def _rewritten_is_current(module: Path) -> bool:
     """Whether pytest's cached pyc of `module`, asserts rewritten, was made from the module
-    as it is now: the test pytest itself makes before using it (the header of a pyc that
-    checks its source by hash, flags 3, holds the first 8 bytes of the source's hash). With
-    every module current, the helpers of `_rewrite_ahead` would only write the same files
-    again: two processes and 3 s of CPU. Anything unexpected counts as not current."""
-    import importlib.util
-
-    pyc = module.parent / "__pycache__" / f"{module.stem}.{sys.implementation.cache_tag}-pytest-{pytest.__version__}.pyc"
+    as it is now: pytest's own check (`_read_pyc`: the magic number, a header that checks
+    the source by hash, a code object), the one it makes before using a pyc. With every
+    module current, the helpers of `_rewrite_ahead` would only write the same files again:
+    two processes and 3 s of CPU. Anything unexpected (another pytest) counts as not current."""
     try:
-        with open(pyc, "rb") as f:
-            head = f.read(16)
-        source = module.read_bytes()
-    except OSError:
+        from _pytest.assertion.rewrite import PYC_TAIL, _read_pyc
+
+        return _read_pyc(module, module.parent / "__pycache__" / (module.stem + PYC_TAIL)) is not None
+    except Exception:
         return False
-    return (len(head) == 16 and head[:4] == importlib.util.MAGIC_NUMBER and head[4:8] == b"\x03\x00\x00\x00"
-            and head[8:16] == importlib.util.source_hash(source)[:8])
 
 
 @pytest.hookimpl(trylast=True)  # after pytest-xdist's own hook, which names the groups
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Move the START_FIRST tests to the front, each group in its order (the same order on
     every worker, as xdist requires: a stable sort by a fixed key), and keep each
     `xdist_group` on one worker (`_name_xdist_groups`)."""
@@ -132,29 +127,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 return i
         return len(START_FIRST)
 
-    _name_xdist_groups(config, items)
+    _name_xdist_groups(items)
     items.sort(key=rank)
 
 
-def _name_xdist_groups(config: pytest.Config, items: list[pytest.Item]) -> None:
+def _name_xdist_groups(items: list[pytest.Item]) -> None:
     """`--dist loadgroup` sends the tests whose node ids end in the same `@GROUP` to one
     worker, and each worker's pytest-xdist appends that suffix by setting `item._nodeid`.
     Under pytest 9.2 a node keeps its id in `item._id`, so that did nothing (pytest-xdist
     issue #1386, open with a fix proposed, pull request #1388, in 2026-09): the
     tournament's three tests ran on three workers, two of them blocked on its lock while
     the first played it, and each worker then read the games again (12 more `allegra`
-    subprocesses, about 6.5 s of CPU). Here, on a worker of a loadgroup run, a grouped test
-    whose id still lacks its suffix is given it the way pytest stores ids; where xdist's own
-    renaming works this finds nothing to do."""
-    if not getattr(config.option, "loadgroup", False):  # set on the workers of a loadgroup run only
-        return
+    subprocesses, about 6.5 s of CPU). Here the id xdist meant (the `_nodeid` it left on the
+    item, its own group naming) is stored the way pytest stores ids; where xdist's renaming
+    works, or no group is asked for, there is nothing to do."""
     for item in items:
-        names = sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default"))
-                        for m in item.iter_markers("xdist_group")})
-        suffix = "@" + "_".join(names)
-        if not names or item.nodeid.endswith(suffix):
-            continue
+        meant = item.__dict__.get("_nodeid")
         node_id = getattr(item, "_id", None)
-        if node_id is None or not hasattr(type(node_id), "parse"):
-            continue  # another pytest: nothing known to set
-        item._id = type(node_id).parse(item.nodeid + suffix)  # type: ignore[attr-defined]
+        if not isinstance(meant, str) or meant == item.nodeid or not hasattr(type(node_id), "parse"):
+            continue  # no group, xdist's renaming worked, or another pytest: nothing known to set
+        item._id = type(node_id).parse(meant)  # type: ignore[attr-defined]

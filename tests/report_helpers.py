@@ -239,11 +239,21 @@ def ink(png: Png) -> float:
 SIZE = (1000, 800)
 
 
-def dom(page: Path) -> str:
-    """The DOM chromium builds from the page's file."""
-    p = chromium("--dump-dom", page.as_uri(), out=page.parent)
+def dom(page: Path, shot: Path | None = None, size: tuple[int, int] = SIZE) -> str:
+    """The DOM chromium builds from the page's file; with `shot`, a screenshot of the page at
+    `size` from the same run too, checked to be a PNG of that size with ink on it (the pages
+    have no scripts, so the window's size changes nothing in the DOM). A chromium run costs
+    over a second of CPU, and headless chromium opens one page per run, so a page both read
+    and pictured is opened once."""
+    pictured = () if shot is None else (f"--screenshot={shot}", f"--window-size={size[0]},{size[1]}")
+    p = chromium("--dump-dom", *pictured, page.as_uri(), out=page.parent)
     assert p.returncode == 0, p.stderr[-2000:]
     assert "<html" in p.stdout, p.stdout[:500]
+    if shot is not None:
+        assert shot.is_file(), p.stderr[-2000:]
+        png = read_png(shot.read_bytes())
+        assert (png.width, png.height) == size
+        assert ink(png) > 0.02, f"{shot.name} is (nearly) blank"
     return p.stdout
 
 
@@ -265,22 +275,3 @@ def check_links(page: Path, html: str) -> int:
     return len(got.links)
 
 
-def dom_and_screenshot(page: Path, shot: Path, size: tuple[int, int] = SIZE) -> str:
-    """`dom(page)`, and a screenshot of it at `size` (a PNG of that size with ink on it), from
-    one chromium run, which writes the screenshot and prints the DOM it built from the file
-    (the pages have no scripts, so the window's size changes nothing in the DOM). A chromium
-    run costs over a second of CPU, and headless chromium opens one page per run, so a page
-    both read and pictured is opened once."""
-    p = chromium("--dump-dom", f"--screenshot={shot}", f"--window-size={size[0]},{size[1]}", page.as_uri(),
-                 out=page.parent)
-    assert p.returncode == 0 and shot.is_file(), p.stderr[-2000:]
-    assert "<html" in p.stdout, p.stdout[:500]
-    check_shot(shot, size)
-    return p.stdout
-
-
-def check_shot(shot: Path, size: tuple[int, int]) -> None:
-    """The screenshot is a PNG of `size` with ink on it."""
-    png = read_png(shot.read_bytes())
-    assert (png.width, png.height) == size
-    assert ink(png) > 0.02, f"{shot.name} is (nearly) blank"

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from report_helpers import (
-    CHROMIUM, Written, check_links, dom_and_screenshot, person, read_page, report_cli, tables_of, write_game,
+    CHROMIUM, Written, check_links, dom, person, read_page, report_cli, tables_of, write_game,
 )
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")
@@ -37,7 +37,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Written]]
 def test_the_index_in_chromium_has_the_standings_and_links_that_resolve(site: tuple[Path, list[Written]],
                                                                         tmp_path: Path) -> None:
     out, games = site
-    html = dom_and_screenshot(out / "index.html", tmp_path / "index.png")
+    html = dom(out / "index.html", tmp_path / "index.png")
     page = read_page(html)
     rows = {row[2]: row for rows in tables_of(page, "standings") for row in rows[1:]}
     want = {pl.identity.fingerprint for g in games for pl in g.local.players}
@@ -52,7 +52,7 @@ def test_a_game_page_in_chromium_has_its_rounds_a_chart_and_links_back(site: tup
     out, games = site
     g = games[0]
     page_file = out / f"game-{g.game_id}.html"
-    html = dom_and_screenshot(page_file, tmp_path / "game.png")
+    html = dom(page_file, tmp_path / "game.png")
     page = read_page(html)
     (rounds,) = tables_of(page, "rounds")
     assert len(rounds) == 2 + len(g.local.state.results)

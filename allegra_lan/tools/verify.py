@@ -327,7 +327,7 @@ def verify_many(paths: Sequence[Path], jobs: int = 1,
 
     `done(n)` is told how many files are finished so far (a progress bar),
     which may run ahead of the verdicts yielded, since those keep input order."""
-    first = _copies(paths) if len(paths) > 1 else list(range(len(paths)))
+    first = _copies(paths)
     needed = Counter(first)  # the files each verified file's verdict serves (itself and its copies)
     if jobs <= 1 or len(needed) <= 1:
         kept: dict[int, Verdict] = {}
