@@ -172,7 +172,7 @@ class RoundWatch(StrongBot):
     deals only cost time), noting how many decisions it had searched when each round began."""
 
     def __init__(self, seed: bytes) -> None:
-        super().__init__(seed, replace(LEVELS["hard"].budget, samples=2))
+        super().__init__(seed, {t: replace(b, samples=2) for t, b in LEVELS["hard"].budgets.items()})
         self.searched_by_round: dict[int, int] = {}
 
     def choose(self, view: SeatView, legal: Sequence[Move]) -> Move:
@@ -202,14 +202,29 @@ def test_a_playout_scores_the_game_lead_over_the_best_other_seat_clipped() -> No
     for totals, seat, worth in (([50, 40, 45, 60], 1, 5.0), ([50, 40, 45, 60], 0, -10.0),
                                 ([10, 40, 45, 60], 0, 10.0), ([40, 40, 45, 60], 0, 0.0)):
         state.totals = totals
-        assert bot._worth(state, seat) == worth
+        assert bot._worth(state, seat, bot.budget(view(state, seat))) == worth
+
+
+def test_level_hard_s_search_budget_is_set_per_kind_of_table() -> None:
+    """Level hard deals twelve times a decision in Grande with 3 to 5 players, where its
+    target is the hardest to meet, and six at the other tables; a single Budget given to
+    the bot holds at every table."""
+    hard = make_bot("hard", b"s")
+    assert isinstance(hard, StrongBot)
+    for variant, players, samples in (("grande", 3, 12), ("grande", 4, 12), ("grande", 5, 12),
+                                      ("grande", 2, 6), ("allegra", 2, 6), ("allegra", 4, 6)):
+        table = view(new_game(ruleset_for(variant), players, seed_from_number(1)), 0)
+        assert hard.budget(table).samples == samples, (variant, players)
+    one = StrongBot(b"s", Budget(samples=3))
+    for variant, players in (("grande", 2), ("grande", 4), ("allegra", 3)):
+        assert one.budget(view(new_game(ruleset_for(variant), players, seed_from_number(1)), 0)).samples == 3
 
 
 def test_levels_are_registered_bots() -> None:
     assert isinstance(make_bot("strong", b"s"), StrongBot)
     hard, normal = make_bot("hard", b"s"), make_bot("normal", b"s")
     assert isinstance(hard, StrongBot) and isinstance(normal, StrongBot)
-    assert hard.budget == StrongBot(b"s").budget and hard.weights is StrongBot(b"s").weights
+    assert hard.budgets is StrongBot(b"s").budgets and hard.weights is StrongBot(b"s").weights
     # normal is the careful end alone; hard also prices a single closed card (R20)
     for key, w in normal.weights.items():
         assert w.one_card == 0.0 and w.end_margin > Weights().end_margin
