@@ -121,22 +121,23 @@ CAREFUL_WEIGHTS: dict[Table, Weights] = {
 T = TypeVar("T")
 
 
-def weights_for(table: Mapping[Table, T], variant: Variant, players: int) -> T:
-    """The entry of `table` (weights, or a budget) for `players` in `variant` (an entry for
-    that count, else 0's)."""
+def for_table(table: Mapping[Table, T], variant: Variant, players: int) -> T:
+    """The entry of `table` (weights, or a budget) for `players` in `variant`: the entry for
+    that count, else the variant's entry for any count (0)."""
     return table.get((variant, players)) or table[(variant, 0)]
 
 
 def strong_weights(variant: Variant, players: int) -> Weights:
     """The strong bot's (level hard's) weights for a table of `players` in `variant`."""
-    return weights_for(STRONG_WEIGHTS, variant, players)
+    return for_table(STRONG_WEIGHTS, variant, players)
 
 
 # The search's budget at level hard, per kind of table like the weights. Twelve deals a
-# decision in Grande with 3 to 5 players, where the Done-when target is hardest to meet:
-# +1.75 +- 1.39 points of wins on seed 35 (paired lead +0.93 +- 0.39) and +1.0 +- 1.5 on
-# seed 29 (docs/bots.md), for twice the search's time there. Six elsewhere, where the
-# targets are met with their whole intervals and the games stay as they were measured.
+# decision in Grande with 3 to 5 players, where the target is hardest to meet: against six,
+# on the same 400 games, +1.75 +- 1.39 points of wins on seed 35 and +1.00 +- 1.06 on seed
+# 29, paired margin +0.51 +- 0.23 and lead +0.68 +- 0.28 over both (docs/bots.md), for
+# twice the search's time there. Six elsewhere, where the targets are met with their whole
+# intervals and the games stay as they were measured.
 HARD_BUDGETS: dict[Table, Budget] = {
     (Variant.GRANDE, 2): Budget(samples=6),
     (Variant.GRANDE, 0): Budget(samples=12),
@@ -188,12 +189,12 @@ class StrongBot(Bot):
         key = (view.ruleset.variant, view.players)
         bot = self._judges.get(key)
         if bot is None:
-            bot = self._judges[key] = GreedyBot(self.seed, weights_for(self.weights, *key))
+            bot = self._judges[key] = GreedyBot(self.seed, for_table(self.weights, *key))
         return bot
 
     def budget(self, view: SeatView) -> Budget:
         """The search's budget at this table."""
-        return weights_for(self.budgets, view.ruleset.variant, view.players)
+        return for_table(self.budgets, view.ruleset.variant, view.players)
 
     def knocks(self, view: SeatView) -> bool:
         self.memory.see(view)
@@ -290,4 +291,4 @@ def make_level(level: str):
 
 
 __all__ = ["StrongBot", "Budget", "Level", "LEVELS", "HARD_BUDGETS", "STRONG_WEIGHTS", "make_level", "one_budget",
-           "strong_weights", "weights_for"]
+           "strong_weights", "for_table"]
