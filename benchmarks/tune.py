@@ -7,8 +7,10 @@ Each NAME=JSON is greedy's rating with the `Weights` fields the JSON object
 sets (`{"end_margin": 25, "one_card": 9, "recall": true}`: numbers, and
 true or false for a switch), or a bot or level name in JSON
 quotes (`'"hard"'`), or the strong bot's judgement with a search of the
-`Budget` fields under "search" (`{"search": {"samples": 6, "closed_at": 6}}`:
-level hard, searching from 6 closed cards on). Like benchmarks/bots.py, game g of the SETUP
+`Budget` fields under "search", one budget at every table
+(`{"search": {"samples": 6, "closed_at": 6}}`: six deals a decision,
+searching from 6 closed cards on; level hard deals twelve in Grande with
+3-5 players, `HARD_BUDGETS`). Like benchmarks/bots.py, game g of the SETUP
 (grande4, grande2, allegra4) seats the tested bot at seat g mod players
 among greedy bots, dealt from `seed_from_number(S, g)`, so every candidate
 meets the same games. For each it prints the tested seat's wins and its
