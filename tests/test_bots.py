@@ -13,11 +13,14 @@ from statistics import mean
 from typing import Sequence
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from allegra_lan.bots import (
     Bot, BotError, GreedyBot, RandomBot, UnknownBot, bot_names, make_bot, play_game, seat_seed,
 )
 from allegra_lan.bots.driver import offered_moves
+from allegra_lan.bots.greedy import Judge, Weights, _lines_near_run
+from allegra_lan.bots.strong import strong_weights
 from allegra_lan.rules import (
     AllegraRuleset, Discard, DrawFromDeck, Give, Move, PeekCard, Place, ReplaceOpen, SeatView, Slot, State,
     Swap, TakeDiscard, apply, legal_moves, new_game, ruleset_for, state_hash, to_act, view,
@@ -25,6 +28,7 @@ from allegra_lan.rules import (
 from allegra_lan.rules.effects import Discarded, Given
 from allegra_lan.rules.position import build
 from allegra_lan.rules.rng import seed_from_number
+from helpers import greedy_play
 
 GRANDE = ruleset_for("grande")
 ALLEGRA = ruleset_for("allegra")
@@ -406,3 +410,40 @@ def test_statistics_match_the_effects_and_results() -> None:
 def test_wrong_number_of_bots_is_refused() -> None:
     with pytest.raises(ValueError, match="2 bots for 3 players"):
         play_game(GRANDE, 3, seed_from_number(1), ["random", "random"])
+
+
+# ------------------------------------------------------------------ greedy's quick paths
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), grande=st.booleans(), players=st.integers(2, 5),
+       moves=st.integers(0, 200), strong=st.booleans())
+def test_greedy_s_quick_ratings_are_exactly_the_plain_ones(
+        seed: int, grande: bool, players: int, moves: int, strong: bool) -> None:
+    """The deck's gain and a turn-up rate every value at every cell, so greedy works out what
+    does not depend on the value once (`face_up_values`, `discard_values`) and skips the
+    Swaps no line can make a run of (`_lines_near_run`). Each must give exactly, to the last
+    bit, what the plain one-change rating gives: a seed fixes every game, so a bot that
+    decided otherwise by a rounding would replay differently."""
+    rules = ruleset_for("grande" if grande else "allegra")
+    state = greedy_play(new_game(rules, players, seed_from_number(seed)), moves, seed_from_number(seed, 1))
+    d = to_act(state)
+    if d is None:
+        return
+    weights = strong_weights(rules.variant, players) if strong else Weights()
+    judge = Judge(view(state, d.seat), weights)
+    base = judge.base
+    values = sorted({v for v in rules.deck_values()})
+    for pos in base.board.cards_mine():
+        assert judge.face_up_values(base, pos, values) == [judge.set_value(base, pos, (u, True)) for u in values]
+    assert judge.discard_values(base, values) == [judge.discard_value(base, u) for u in values]
+    if not _lines_near_run(base):
+        b = base.board
+        for pa in b.cards_mine():
+            for pb in b.cards_mine():
+                if pa == pb:
+                    continue
+                ca, cb = b.cells[pa], b.cells[pb]
+                b.cells[pa], b.cells[pb] = cb, ca
+                assert not b.has_run(b.lines_at[pa] + b.lines_at[pb])
+                b.cells[pa], b.cells[pb] = ca, cb

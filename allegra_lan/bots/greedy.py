@@ -97,6 +97,21 @@ class Base:
         self._line_vals: list[dict[int | None, int]] | None = None
         self._feed_old: list[float] | None = None
 
+    @classmethod
+    def scored(cls, judge: "Judge", board: Board) -> "Base":
+        """A board with its score alone (the next seat's, whose runs `Judge.next_run` looks
+        for): the other parts are the viewer's rating and are never asked of it."""
+        self = cls.__new__(cls)
+        self.board = board
+        self.mine = set(board.mine)
+        self.own = set(board.own)
+        est = judge.est
+        cells = board.cells
+        self.score = fsum(est(cells[p]) for p in board.mine)
+        self._line_vals = None
+        self._feed_old = None
+        return self
+
     @property
     def line_vals(self) -> list[dict[int | None, int]]:
         """Per line, how many faces of each value it shows: a run needs two besides the new card."""
@@ -354,6 +369,30 @@ class Judge:
                 v -= self.w.peek_per_card * min(self.most_closed_in_line(b), len(closed_cards) - 1)
         return v + self.feed(value)
 
+    def discard_values(self, base: Base, values: Sequence[int]) -> list[float]:
+        """`discard_value(base, u)` for each u of `values`, exactly: the board's part of a
+        discard that turns a card up is one figure for every value, worked out once."""
+        b = base.board
+        closed_cards = [p for p in b.cards_mine() if not b.cells[p][1]]  # type: ignore[index]
+        if not closed_cards:
+            return [self.discard_value(base, u) for u in values]
+        turned = self.combine(base.score, base.pot, base.closed + self.turn_up_adj(base), base.shared,
+                              base.fut) - self.w.reveal_info
+        peeks = self.grande and len(closed_cards) >= max(2, self.w.peek_min_closed)
+        out: list[float] = []
+        for u in values:
+            if self.grande and u == REFRESH:
+                out.append(self.discard_value(base, u))
+                continue
+            v = turned
+            if peeks:
+                if u == PEEK_ONE:
+                    v -= self.w.peek_one
+                elif u == PEEK_VALUE:
+                    v -= self.w.peek_per_card * min(self.most_closed_in_line(b), len(closed_cards) - 1)
+            out.append(v + self.feed(u))
+        return out
+
     def most_closed_in_line(self, b: Board) -> int:
         best = 0
         for line in b.lines:
@@ -363,17 +402,114 @@ class Judge:
 
     def deck_gain(self, base: Base) -> float:
         """What a card from the deck is worth on average: the best use of each value, weighted."""
-        total = 0.0
-        places = base.board.cards_mine()
+        values = [u for u, _ in self.dist]
+        bests = self.discard_values(base, values)
         feed = base.feed_old(self)
-        for u, p in self.dist:
-            best = self.discard_value(base, u)
-            cell = (u, True)
-            for pos in places:
-                v = self.set_value(base, pos, cell) + feed[pos]
-                if v < best:
-                    best = v
+        for pos in base.board.cards_mine():
+            f = feed[pos]
+            for k, v in enumerate(self.face_up_values(base, pos, values)):
+                v += f
+                if v < bests[k]:
+                    bests[k] = v
+        total = 0.0
+        for (_, p), best in zip(self.dist, bests):
             total += p * (base.value - best)
+        return total
+
+    def face_up_values(self, base: Base, pos: int, values: Sequence[int]) -> list[float]:
+        """`set_value(base, pos, (u, True))` for each u of `values`, exactly, at a fraction of
+        its cost: the deck's gain and a turn-up rate every value at every cell of the seat, and
+        that was half of a playout's time. What does not depend on the value is worked out once
+        (the old card, the closed count, the lines through the cell, the other cells' order for
+        `future_cost`); a value that may make a run takes the whole path."""
+        b = base.board
+        old = b.cells[pos]
+        est_old = self.est(old)
+        mine = pos in base.mine
+        shared_cell = pos in self.shared_cells
+        closed = base.closed
+        if pos in base.own:
+            closed -= old is not None and not old[1]
+        cells = b.cells
+        lines: list[tuple[list[int | None], int, float]] = []
+        for i in b.lines_at[pos]:
+            if i in base.pots:
+                faces: list[int | None] = []
+                at = 0
+                for j, p in enumerate(b.lines[i]):
+                    c = cells[p]
+                    if p == pos:
+                        at = j
+                    faces.append(_HOLE if c is None else (c[0] if c[1] else None))
+                lines.append((faces, at, base.pots[i]))
+        rest: list[float] | None = None
+        if base.ests is not None and pos in base.ests:
+            rest = sorted((e for p, e in base.ests.items() if p != pos), reverse=True)
+        hopes = self._hopes
+        score_of = self.score_of
+        # `_may_run` for every value at once: per line through the cell, its faces but the old card's.
+        old_face = old[0] if old is not None and old[1] else None
+        near: list[tuple[dict[int | None, int], int]] = []
+        for i in b.lines_at[pos]:
+            counts = base.line_vals[i]
+            near.append((counts, sum(counts.values()) - counts.get(None, 0) - (old_face is not None)))
+        out: list[float] = []
+        for u in values:
+            for counts, faces_left in near:
+                if u == JOKER:
+                    n = faces_left
+                else:
+                    n = counts.get(u, 0) + counts.get(JOKER, 0)
+                    if old_face is not None and (old_face == u or old_face == JOKER):
+                        n -= 1
+                if n >= 2:
+                    break
+            else:
+                n = 0
+            if n >= 2:
+                out.append(self.set_value(base, pos, (u, True)))
+                continue
+            new = score_of(u)
+            score = base.score
+            shared = base.shared
+            if mine:
+                score += new - est_old
+                if shared_cell:
+                    shared += new - est_old
+            pot = base.pot
+            for faces, at, was in lines:
+                faces[at] = u
+                key = tuple(faces)
+                got = hopes.get(key)
+                if got is None:
+                    got = hopes[key] = self._window_hope(faces)
+                pot += got - was
+            fut = base.fut if rest is None else self._future_with(rest, new)
+            out.append(self.combine(score, pot, closed, shared, fut))
+        return out
+
+    def _future_with(self, rest: list[float], new: float) -> float:
+        """`future_cost` of the other cells' estimates (`rest`, highest first) and `new`: the
+        same terms in the same order, without sorting again."""
+        left = self.future_n
+        r = self.w.future_r
+        total = 0.0
+        placed = False
+        i = 0
+        n = len(rest)
+        while left > 0:
+            if not placed and (i >= n or new >= rest[i]):
+                e = new
+                placed = True
+            elif i < n:
+                e = rest[i]
+                i += 1
+            else:
+                break
+            if e <= r:
+                break
+            total += min(1.0, left) * (e - r)
+            left -= 1.0
         return total
 
     # ------------------------------------------------------------ the next seat
@@ -393,11 +529,14 @@ class Judge:
             return got
         if self._next_base is None:
             v = self.view
-            self._next_base = Base(self, Board.from_view(v, (v.seat + 1) % v.players))
+            self._next_base = Base.scored(self, Board.from_view(v, (v.seat + 1) % v.players))
         nb = self._next_base
         b = nb.board
         best = 0.0
         cell = (value, True)
+        if not _line_may_run(nb, value):
+            self._next_runs[value] = best
+            return best
         for pos in b.cards_mine():
             old = b.cells[pos]
             if not _may_run(nb, pos, old, value):
@@ -434,6 +573,33 @@ def _shared_cells(players: int, seat: int) -> frozenset[int]:
 
 def _fits(a: int | None, b: int | None) -> bool:
     return a == b or a == JOKER or b == JOKER
+
+
+def _lines_near_run(base: Base) -> bool:
+    """Whether some line shows two faces that match each other (one value, or Jokers).
+
+    A Swap (R26) moves two cards: a line holding both keeps its faces (only their order
+    changes), a line holding one gains one face. So where no line shows two matching faces,
+    no Swap can leave three, and none makes a run."""
+    for counts in base.line_vals:
+        jokers = counts.get(JOKER, 0)
+        most = max((n for f, n in counts.items() if f is not None and f != JOKER), default=0)
+        if most + jokers >= 2:
+            return True
+    return False
+
+
+def _line_may_run(base: Base, value: int) -> bool:
+    """Whether some line of the board shows two faces a card of `value` matches: where none
+    does, `_may_run` is false at every cell and no cell needs asking."""
+    for counts in base.line_vals:
+        if value == JOKER:
+            n = sum(counts.values()) - counts.get(None, 0)
+        else:
+            n = counts.get(value, 0) + counts.get(JOKER, 0)
+        if n >= 2:
+            return True
+    return False
 
 
 def _may_run(base: Base, pos: int, old: Cell, value: int) -> bool:
@@ -545,8 +711,8 @@ class GreedyBot(Bot):
         if cell is not None and cell[0] is not None:  # a card the bot peeked at (R23)
             return judge.set_value(base, pos, (cell[0], True))
         total = 0.0
-        for u, p in judge.dist:
-            total += p * judge.set_value(base, pos, (u, True))
+        for (_, p), v in zip(judge.dist, judge.face_up_values(base, pos, [u for u, _ in judge.dist])):
+            total += p * v
         return total - judge.w.reveal_info
 
     def _draw(self, judge: Judge, legal: Sequence[Move]) -> Move:
@@ -565,11 +731,12 @@ class GreedyBot(Bot):
             assert top is not None
             best, _ = judge.best_place(base, top)
             gains.append((base.value - best + deck * (cards - 1), TakeDiscard()))
-        for m in legal:
-            if isinstance(m, Swap):
-                g = self._swap_gain(judge, m)
-                if g is not None:
-                    gains.append((g, m))
+        if _lines_near_run(base):  # else no Swap can make a run (R26), and none is worth it
+            for m in legal:
+                if isinstance(m, Swap):
+                    g = self._swap_gain(judge, m)
+                    if g is not None:
+                        gains.append((g, m))
         top_gain = max(g for g, _ in gains)
         tied = [m for g, m in gains if g >= top_gain - 1e-9]
         return tied[0] if len(tied) == 1 else self.pick(tied)
