@@ -78,12 +78,9 @@ class Base:
                  "_feed_old", "ests", "fut")
 
     def __init__(self, judge: "Judge", board: Board, closed_adj: int = 0) -> None:
-        self.board = board
-        self.mine = set(board.mine)
-        self.own = set(board.own)
+        self._score(judge, board)
         cells = board.cells
         est = judge.est
-        self.score = fsum(est(cells[p]) for p in board.mine)
         self.pots = {i: judge.line_hope(board, i) for i in board.my_lines}
         self.pot = fsum(self.pots.values())
         self.closed = board.closed_own() + closed_adj
@@ -94,23 +91,24 @@ class Base:
             self.ests = {p: est(cells[p]) for p in board.mine}
             self.fut = judge.future_cost(self.ests.values())
         self.value = judge.combine(self.score, self.pot, self.closed, self.shared, self.fut)
-        self._line_vals: list[dict[int | None, int]] | None = None
-        self._feed_old: list[float] | None = None
 
     @classmethod
     def scored(cls, judge: "Judge", board: Board) -> "Base":
         """A board with its score alone (the next seat's, whose runs `Judge.next_run` looks
         for): the other parts are the viewer's rating and are never asked of it."""
         self = cls.__new__(cls)
+        self._score(judge, board)
+        return self
+
+    def _score(self, judge: "Judge", board: Board) -> None:
         self.board = board
         self.mine = set(board.mine)
         self.own = set(board.own)
         est = judge.est
         cells = board.cells
         self.score = fsum(est(cells[p]) for p in board.mine)
-        self._line_vals = None
-        self._feed_old = None
-        return self
+        self._line_vals: list[dict[int | None, int]] | None = None
+        self._feed_old: list[float] | None = None
 
     @property
     def line_vals(self) -> list[dict[int | None, int]]:
