@@ -347,40 +347,26 @@ class Judge:
 
     def discard_value(self, base: Base, value: int) -> float:
         """The rating after discarding a deck card of `value` (Grande: with its action, R22-R24)."""
-        b = base.board
-        if self.grande and value == REFRESH:
-            if not self.deck_open:
-                return base.value + self.feed(value)
-            opens = [p for p in b.cards_mine() if b.cells[p][1]]  # type: ignore[index]
-            if not opens:
-                return base.value + self.feed(value)
-            feed = base.feed_old(self)
-            return min(self.set_value(base, p, (None, False)) + feed[p] for p in opens)
-        closed_cards = [p for p in b.cards_mine() if not b.cells[p][1]]  # type: ignore[index]
-        if not closed_cards:
-            return base.value + self.feed(value)
-        v = self.combine(base.score, base.pot, base.closed + self.turn_up_adj(base), base.shared, base.fut) - self.w.reveal_info
-        if self.grande and len(closed_cards) >= max(2, self.w.peek_min_closed):
-            if value == PEEK_ONE:
-                v -= self.w.peek_one
-            elif value == PEEK_VALUE:
-                v -= self.w.peek_per_card * min(self.most_closed_in_line(b), len(closed_cards) - 1)
-        return v + self.feed(value)
+        return self.discard_values(base, [value])[0]
 
     def discard_values(self, base: Base, values: Sequence[int]) -> list[float]:
-        """`discard_value(base, u)` for each u of `values`, exactly: the board's part of a
-        discard that turns a card up is one figure for every value, worked out once."""
+        """`discard_value` for each of `values`: the board's part of a discard that turns a card
+        up is one figure for every value, worked out once (the deck's gain asks every value)."""
         b = base.board
         closed_cards = [p for p in b.cards_mine() if not b.cells[p][1]]  # type: ignore[index]
-        if not closed_cards:
-            return [self.discard_value(base, u) for u in values]
-        turned = self.combine(base.score, base.pot, base.closed + self.turn_up_adj(base), base.shared,
-                              base.fut) - self.w.reveal_info
-        peeks = self.grande and len(closed_cards) >= max(2, self.w.peek_min_closed)
+        turned = 0.0
+        peeks = False
+        if closed_cards:
+            turned = self.combine(base.score, base.pot, base.closed + self.turn_up_adj(base), base.shared,
+                                  base.fut) - self.w.reveal_info
+            peeks = self.grande and len(closed_cards) >= max(2, self.w.peek_min_closed)
         out: list[float] = []
         for u in values:
             if self.grande and u == REFRESH:
-                out.append(self.discard_value(base, u))
+                out.append(self._refresh_value(base, u))
+                continue
+            if not closed_cards:
+                out.append(base.value + self.feed(u))
                 continue
             v = turned
             if peeks:
@@ -390,6 +376,17 @@ class Judge:
                     v -= self.w.peek_per_card * min(self.most_closed_in_line(b), len(closed_cards) - 1)
             out.append(v + self.feed(u))
         return out
+
+    def _refresh_value(self, base: Base, value: int) -> float:
+        """A 13 discarded (R24): one of the seat's open cards goes, the deck's top comes closed."""
+        b = base.board
+        if not self.deck_open:
+            return base.value + self.feed(value)
+        opens = [p for p in b.cards_mine() if b.cells[p][1]]  # type: ignore[index]
+        if not opens:
+            return base.value + self.feed(value)
+        feed = base.feed_old(self)
+        return min(self.set_value(base, p, (None, False)) + feed[p] for p in opens)
 
     def most_closed_in_line(self, b: Board) -> int:
         best = 0
@@ -445,7 +442,9 @@ class Judge:
             rest = sorted((e for p, e in base.ests.items() if p != pos), reverse=True)
         hopes = self._hopes
         score_of = self.score_of
-        # `_may_run` for every value at once: per line through the cell, its faces but the old card's.
+        # `_two_match` for every value at once, written out (this loop is a playout's hottest, and
+        # a call per value cost a tenth of a greedy game); the property test in test_bots.py
+        # holds it to `set_value`, which asks `_may_run`.
         old_face = old[0] if old is not None and old[1] else None
         near: list[tuple[dict[int | None, int], int]] = []
         for i in b.lines_at[pos]:
@@ -590,22 +589,21 @@ def _lines_near_run(base: Base) -> bool:
 def _line_may_run(base: Base, value: int) -> bool:
     """Whether some line of the board shows two faces a card of `value` matches: where none
     does, `_may_run` is false at every cell and no cell needs asking."""
-    for counts in base.line_vals:
-        if value == JOKER:
-            n = sum(counts.values()) - counts.get(None, 0)
-        else:
-            n = counts.get(value, 0) + counts.get(JOKER, 0)
-        if n >= 2:
-            return True
-    return False
+    return _two_match(base, range(len(base.board.lines)), None, value)
 
 
 def _may_run(base: Base, pos: int, old: Cell, value: int) -> bool:
     """A cheap necessary condition for a card of `value` at `pos` to make a run: some line
     through `pos` shows two more faces that match it (its value or Jokers)."""
     old_face = old[0] if old is not None and old[1] else None
+    return _two_match(base, base.board.lines_at[pos], old_face, value)
+
+
+def _two_match(base: Base, line_ids: Iterable[int], old_face: int | None, value: int) -> bool:
+    """Whether one of these lines shows two faces a card of `value` matches (its value or
+    Jokers), besides `old_face`, the face it would replace (None: closed, or no card)."""
     lines = base.line_vals
-    for i in base.board.lines_at[pos]:
+    for i in line_ids:
         counts = lines[i]
         if value == JOKER:
             n = sum(counts.values()) - counts.get(None, 0)
