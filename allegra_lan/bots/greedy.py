@@ -78,7 +78,7 @@ class Base:
                  "_feed_old", "ests", "fut")
 
     def __init__(self, judge: "Judge", board: Board, closed_adj: int = 0) -> None:
-        self._score(judge, board)
+        self._board_and_score(judge, board)
         cells = board.cells
         est = judge.est
         self.pots = {i: judge.line_hope(board, i) for i in board.my_lines}
@@ -97,10 +97,12 @@ class Base:
         """A board with its score alone (the next seat's, whose runs `Judge.next_run` looks
         for): the other parts are the viewer's rating and are never asked of it."""
         self = cls.__new__(cls)
-        self._score(judge, board)
+        self._board_and_score(judge, board)
         return self
 
-    def _score(self, judge: "Judge", board: Board) -> None:
+    def _board_and_score(self, judge: "Judge", board: Board) -> None:
+        """The part of a rating `scored` needs as well as `__init__`: one copy, so the two
+        kinds of Base never count a board's score two ways."""
         self.board = board
         self.mine = set(board.mine)
         self.own = set(board.own)
@@ -605,14 +607,12 @@ def _two_match(base: Base, line_ids: Iterable[int], old_face: int | None, value:
     lines = base.line_vals
     for i in line_ids:
         counts = lines[i]
-        if value == JOKER:
-            n = sum(counts.values()) - counts.get(None, 0)
+        if value == JOKER:  # a Joker matches every face
+            n = sum(counts.values()) - counts.get(None, 0) - (old_face is not None)
         else:
             n = counts.get(value, 0) + counts.get(JOKER, 0)
             if old_face is not None and (old_face == value or old_face == JOKER):
                 n -= 1
-        if value == JOKER and old_face is not None:
-            n -= 1
         if n >= 2:
             return True
     return False
